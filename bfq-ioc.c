@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-process contexts and the queues they lead to.
+ *
+ * Reference counting of a bfq_queue (all under bfq_data.lock):
+ *  - the io context's bfq_io_cq holds one on its sync queue, dropped
+ *    when the process's context exits (bfq_exit_icq);
+ *  - the async table of the device holds one on each async queue;
+ *  - every request assigned to the queue holds one until it is freed;
+ *  - the queue in service holds one, so idling on a queue whose process
+ *    has exited stays safe.
+ * A queue with requests is therefore never freed; a freed queue is taken
+ * off the idle tree it may still be on.
+ */
+#include <linux/ioprio.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "bfq.h"
+#include "elevator.h"
+
+static struct kmem_cache *bfq_queue_cache;
+
+int __init bfq_slab_init(void)
+{
+	bfq_queue_cache = KMEM_CACHE(bfq_queue, 0);
+	return bfq_queue_cache ? 0 : -ENOMEM;
+}
+
+void bfq_slab_exit(void)
+{
+	kmem_cache_destroy(bfq_queue_cache);
+}
+
+/* Class and level packed as in an ioprio value. */
+static void prio_unpack(int prio, enum bfq_class *class, unsigned int *level)
+{
+	switch (IOPRIO_PRIO_CLASS(prio)) {
+	case IOPRIO_CLASS_RT:
+		*class = BFQ_CLASS_RT;
+		break;
+	case IOPRIO_CLASS_IDLE:
+		*class = BFQ_CLASS_IDLE;
+		break;
+	default:
+		*class = BFQ_CLASS_BE;
+	}
+	*level = IOPRIO_PRIO_LEVEL(prio);
+}
+
+/* The priority the current task's requests get: ionice, or nice if none. */
+int bfq_current_prio(struct io_context *ioc)
+{
+	int prio = ioc->ioprio;
+
+	if (IOPRIO_PRIO_CLASS(prio) == IOPRIO_CLASS_NONE)
+		return IOPRIO_PRIO_VALUE(task_nice_ioclass(current),
+					 task_nice_ioprio(current));
+	return prio;
+}
+
+/* Weight 10 * (8 - level); the idle class is isolated by class alone. */
+static void bfq_set_prio(struct bfq_queue *bfqq, int prio)
+{
+	struct bfq_entity *e = &bfqq->entity;
+	unsigned int level;
+
+	prio_unpack(prio, &e->new_class, &level);
+	e->new_weight = e->new_class == BFQ_CLASS_IDLE ? 10 :
+			10 * (IOPRIO_NR_LEVELS - level);
+}
+
+void bfq_init_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		    bool sync, pid_t pid, int prio)
+{
+	memset(bfqq, 0, sizeof(*bfqq));
+	bfqq->bfqd = bfqd;
+	bfqq->ref = 1;
+	bfqq->sync = sync;
+	bfqq->pid = pid;
+	bfqq->sort_list = RB_ROOT;
+	INIT_LIST_HEAD(&bfqq->fifo);
+	bfqq->entity.sd = &bfqd->root_sd;
+	bfq_set_prio(bfqq, prio);
+	bfqq->entity.class = bfqq->entity.new_class;
+	bfqq->entity.weight = bfqq->entity.new_weight;
+	bfqq->next_budget = sync ? bfq_default_budget(bfqd) :
+				   bfq_max_budget(bfqd);
+	list_add_tail(&bfqq->all, &bfqd->queues);
+}
+
+static struct bfq_queue *bfq_new_queue(struct bfq_data *bfqd, bool sync,
+				       pid_t pid, int prio)
+{
+	struct bfq_queue *bfqq;
+
+	/* under a spinlock, and on the I/O path: do not sleep or recurse */
+	bfqq = kmem_cache_alloc_node(bfq_queue_cache, GFP_NOWAIT | __GFP_NOWARN,
+				     bfqd->queue->node);
+	if (!bfqq)
+		return NULL;
+	bfq_init_queue(bfqd, bfqq, sync, pid, prio);
+	return bfqq;
+}
+
+void bfq_get_queue(struct bfq_queue *bfqq)
+{
+	bfqq->ref++;
+}
+
+void bfq_put_queue(struct bfq_queue *bfqq)
+{
+	if (--bfqq->ref)
+		return;
+	bfq_forget(&bfqq->entity);
+	list_del(&bfqq->all);
+	kmem_cache_free(bfq_queue_cache, bfqq);
+}
+
+static struct bfq_queue **async_slot(struct bfq_data *bfqd, int prio)
+{
+	enum bfq_class class;
+	unsigned int level;
+
+	prio_unpack(prio, &class, &level);
+	return &bfqd->async[class][level];
+}
+
+/* The queue a bio of this context goes to, if it exists; no allocation. */
+struct bfq_queue *bfq_bio_queue(struct bfq_data *bfqd, struct bio *bio,
+				struct bfq_io_cq *bic)
+{
+	if (op_is_sync(bio->bi_opf))
+		return bic->sync_bfqq;
+	return *async_slot(bfqd, READ_ONCE(bic->prio));
+}
+
+/*
+ * The queue of a request being inserted, with a reference for it.  When no
+ * context or queue can be had, the request goes to the device's shared
+ * fallback queue rather than fail.
+ */
+struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
+{
+	struct bfq_io_cq *bic = rq->elv.icq ? icq_to_bic(rq->elv.icq) : NULL;
+	struct bfq_queue **slot, *bfqq;
+	int prio;
+
+	if (!bic) {
+		bfqq = &bfqd->oom_bfqq;
+		goto out;
+	}
+	prio = READ_ONCE(bic->prio);
+	slot = rq_is_sync(rq) ? &bic->sync_bfqq : async_slot(bfqd, prio);
+	bfqq = *slot;
+	if (!bfqq) {
+		bfqq = bfq_new_queue(bfqd, rq_is_sync(rq),
+				     rq_is_sync(rq) ? bic->pid : 0, prio);
+		if (!bfqq) {
+			bfqq = &bfqd->oom_bfqq;
+			goto out;
+		}
+		*slot = bfqq;	/* the reference bfq_new_queue returned */
+	}
+	if (bfqq->sync)
+		bfq_set_prio(bfqq, prio);
+out:
+	bfq_get_queue(bfqq);
+	return bfqq;
+}
+
+void bfq_put_async_queues(struct bfq_data *bfqd)
+{
+	int c, l;
+
+	for (c = 0; c < BFQ_NR_CLASSES; c++)
+		for (l = 0; l < IOPRIO_NR_LEVELS; l++) {
+			if (bfqd->async[c][l])
+				bfq_put_queue(bfqd->async[c][l]);
+			bfqd->async[c][l] = NULL;
+		}
+}
+
+void bfq_init_icq(struct io_cq *icq)
+{
+	struct bfq_io_cq *bic = icq_to_bic(icq);
+
+	bic->pid = current->pid;
+	bic->prio = bfq_current_prio(icq->ioc);
+}
+
+/*
+ * The process's context dies, or the device's scheduler goes away.  Called
+ * with the ioc lock (and maybe the queue lock) held, interrupts off.
+ */
+void bfq_exit_icq(struct io_cq *icq)
+{
+	struct bfq_io_cq *bic = icq_to_bic(icq);
+	struct bfq_data *bfqd = icq->q->elevator->elevator_data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bfqd->lock, flags);
+	if (bic->sync_bfqq)
+		bfq_put_queue(bic->sync_bfqq);
+	bic->sync_bfqq = NULL;
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+}

@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Budget Fair Queueing I/O scheduler, after P. Valente and F. Checconi,
+ * "High Throughput Disk Scheduling with Fair Bandwidth Distribution",
+ * IEEE Transactions on Computers, 2010 (the 2008 design).
+ *
+ * Each process gets a queue per device (async requests share one queue
+ * per priority).  The queue in service owns the device until it has used
+ * its budget of sectors, has been served for longer than the budget
+ * timeout, or has no more requests even after idling briefly for the next
+ * one.  B-WF2Q+ (bfq-sched.c) then picks the next queue in proportion to
+ * the weights.  This file holds the elevator glue, the budget policy, the
+ * order of requests inside a queue, and the sysfs and debugfs files.
+ */
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+
+#include "elevator.h"
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-debugfs.h"
+#include "blk-mq-sched.h"
+#include "bfq.h"
+
+#define CREATE_TRACE_POINTS
+#include "bfq-trace.h"
+
+/* Budget used until the peak rate is known, and the auto-tuned range. */
+#define BFQ_START_MAX_BUDGET	16384
+#define BFQ_MIN_AUTO_BUDGET	256
+#define BFQ_MAX_BUDGET		(1U << 20)
+/* Budget feedback steps (sectors). */
+#define BFQ_BUDGET_GROW		1024
+#define BFQ_BUDGET_SHRINK	128
+/* Shorter turns say too little about the device's rate. */
+#define BFQ_RATE_MIN_NS		(20 * NSEC_PER_MSEC)
+/* Rates are in sectors per millisecond, fixed point. */
+#define BFQ_RATE_SHIFT		16
+
+/* Where a request is, kept in rq->elv.priv[1]. */
+enum bfq_rq_state {
+	BFQ_RQ_NONE,		/* not (or no longer) in a queue */
+	BFQ_RQ_QUEUED,		/* in its queue's sort list and fifo */
+	BFQ_RQ_DRIVER,		/* dispatched, not yet completed */
+};
+
+static inline enum bfq_rq_state rq_state(struct request *rq)
+{
+	return (uintptr_t)rq->elv.priv[1];
+}
+
+static inline void set_rq_state(struct request *rq, enum bfq_rq_state s)
+{
+	rq->elv.priv[1] = (void *)(uintptr_t)s;
+}
+
+unsigned int bfq_max_budget(struct bfq_data *bfqd)
+{
+	return bfqd->max_budget ?: bfqd->auto_max_budget;
+}
+
+unsigned int bfq_default_budget(struct bfq_data *bfqd)
+{
+	return max(bfq_max_budget(bfqd) * 3 / 4, 1U);
+}
+
+static unsigned int bfq_min_budget(struct bfq_data *bfqd)
+{
+	return max(bfq_max_budget(bfqd) / 2, 1U);
+}
+
+/* Sectors the device moves in 3/4 of timeout_sync at its peak rate. */
+static void bfq_update_auto_budget(struct bfq_data *bfqd)
+{
+	u64 ms = div_u64(bfqd->timeout_ns[1], NSEC_PER_MSEC);
+	u64 b;
+
+	if (!bfqd->peak_rate)
+		return;
+	b = (bfqd->peak_rate * ms * 3 / 4) >> BFQ_RATE_SHIFT;
+	bfqd->auto_max_budget = clamp_t(u64, b, BFQ_MIN_AUTO_BUDGET,
+					BFQ_MAX_BUDGET);
+}
+
+/*
+ * A sync queue that kept the device busy for a whole turn (it used its
+ * budget, or ran out of time) shows what the device can do.  A higher
+ * rate is taken at once; a lower one, only from full budgets and slowly,
+ * so one slow turn does not shrink everybody's budget.
+ */
+static void bfq_update_peak_rate(struct bfq_data *bfqd,
+				 enum bfq_expiry reason, unsigned int served,
+				 u64 elapsed_ns)
+{
+	u64 rate;
+
+	if (elapsed_ns < BFQ_RATE_MIN_NS || !served)
+		return;
+	if (reason != BFQ_EXP_EXHAUSTED && reason != BFQ_EXP_TIMEOUT)
+		return;
+	rate = div64_u64((u64)served * NSEC_PER_MSEC << BFQ_RATE_SHIFT,
+			 elapsed_ns);
+	if (rate > bfqd->peak_rate)
+		bfqd->peak_rate = rate;
+	else if (reason == BFQ_EXP_EXHAUSTED)
+		bfqd->peak_rate = (bfqd->peak_rate * 7 + rate) / 8;
+	else
+		return;
+	bfq_update_auto_budget(bfqd);
+}
+
+/* The 2008 feedback: the budget of the queue's next turn. */
+static unsigned int bfq_next_budget(struct bfq_data *bfqd,
+				    struct bfq_queue *bfqq,
+				    enum bfq_expiry reason)
+{
+	unsigned int budget = bfqq->entity.budget;
+
+	if (!bfqq->sync)
+		return bfq_max_budget(bfqd);
+	switch (reason) {
+	case BFQ_EXP_EXHAUSTED:
+		return min(budget + BFQ_BUDGET_GROW, bfq_max_budget(bfqd));
+	case BFQ_EXP_TIMEOUT:
+		return bfq_default_budget(bfqd);
+	case BFQ_EXP_TOO_IDLE:
+		if (budget < bfq_min_budget(bfqd) + BFQ_BUDGET_SHRINK)
+			return bfq_min_budget(bfqd);
+		return budget - BFQ_BUDGET_SHRINK;
+	default:
+		return min(budget, bfq_max_budget(bfqd));
+	}
+}
+
+static struct request *bfq_first_rq(struct bfq_queue *bfqq)
+{
+	return list_first_entry(&bfqq->fifo, struct request, queuelist);
+}
+
+/*
+ * C-LOOK from the device's head: the nearest request at or after it, else
+ * wrap to the lowest.  A request behind the head within back_seek_max is
+ * taken instead if its distance, times back_seek_penalty, is shorter.
+ */
+static struct request *bfq_clook(struct bfq_data *bfqd,
+				 struct bfq_queue *bfqq)
+{
+	struct rb_node *n = bfqq->sort_list.rb_node;
+	sector_t head = bfqd->last_pos;
+	struct request *next = NULL, *prev = NULL;
+	u64 back;
+
+	while (n) {
+		struct request *rq = rb_entry_rq(n);
+
+		if (blk_rq_pos(rq) >= head) {
+			next = rq;
+			n = n->rb_left;
+		} else {
+			prev = rq;
+			n = n->rb_right;
+		}
+	}
+	if (prev) {
+		back = head - blk_rq_pos(prev);
+		if (back <= (u64)bfqd->back_seek_max * 2 &&
+		    (!next || back * bfqd->back_seek_penalty <
+			      blk_rq_pos(next) - head))
+			return prev;
+	}
+	return next ?: rb_entry_rq(rb_first(&bfqq->sort_list));
+}
+
+/* The oldest request if it waited too long, otherwise C-LOOK order. */
+static struct request *bfq_choose_rq(struct bfq_data *bfqd,
+				     struct bfq_queue *bfqq, u64 now)
+{
+	struct request *rq = bfq_first_rq(bfqq);
+
+	if (now >= rq->fifo_time)
+		return rq;
+	return bfq_clook(bfqd, bfqq);
+}
+
+/* End the turn of the queue in service. */
+static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
+{
+	struct bfq_queue *bfqq = bfqd->in_service;
+	struct bfq_entity *e = &bfqq->entity;
+	unsigned int served = e->service;
+	u64 elapsed = bfqq->turn_start_ns ? now - bfqq->turn_start_ns : 0;
+
+	/* slow or async queues pay in time: charge them the whole budget */
+	if ((reason == BFQ_EXP_TIMEOUT || !bfqq->sync) && served < e->budget)
+		bfq_served(e, e->budget - served);
+	if (bfqq->sync)
+		bfq_update_peak_rate(bfqd, reason, served, elapsed);
+	bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
+	bfqq->expiries[reason]++;
+	bfqd->total_expiries[reason]++;
+	trace_bfq_expire(bfqq, reason, served, div_u64(elapsed, NSEC_PER_USEC));
+
+	bfqd->in_service = NULL;
+	bfqd->waiting = false;
+	hrtimer_try_to_cancel(&bfqd->idle_timer);
+	if (bfqq->queued)
+		e->budget = max(bfqq->next_budget,
+				blk_rq_sectors(bfq_first_rq(bfqq)));
+	bfq_requeue(e, bfqq->queued);
+	bfq_put_queue(bfqq);
+}
+
+static void bfq_arm_idle_timer(struct bfq_data *bfqd)
+{
+	hrtimer_start(&bfqd->idle_timer, ns_to_ktime(bfqd->slice_idle_ns),
+		      HRTIMER_MODE_REL);
+}
+
+/*
+ * The request to dispatch next, from the queue in service or, when that
+ * queue's turn is over, from the next queue B-WF2Q+ picks.  NULL while
+ * idling for the queue in service.
+ */
+static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
+{
+	struct bfq_queue *bfqq = bfqd->in_service;
+	struct bfq_entity *e;
+	struct request *rq;
+
+	if (bfqq) {
+		e = &bfqq->entity;
+		if (bfqq->turn_start_ns &&
+		    now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync]) {
+			bfq_expire(bfqd, BFQ_EXP_TIMEOUT, now);
+		} else if (!bfqq->queued) {
+			if (e->service >= e->budget) {
+				bfq_expire(bfqd, BFQ_EXP_EXHAUSTED, now);
+			} else if (bfqq->sync && bfqd->slice_idle_ns) {
+				/* idle from the completion of its last request */
+				if (!bfqd->waiting && !bfqq->dispatched)
+					bfq_arm_idle_timer(bfqd);
+				bfqd->waiting = true;
+				return NULL;
+			} else {
+				bfq_expire(bfqd, BFQ_EXP_NO_MORE, now);
+			}
+		} else {
+			rq = bfq_choose_rq(bfqd, bfqq, now);
+			if (blk_rq_sectors(rq) <= e->budget - e->service)
+				return rq;
+			bfq_expire(bfqd, BFQ_EXP_EXHAUSTED, now);
+		}
+	}
+
+	e = bfq_next_entity(&bfqd->root_sd);
+	if (!e)
+		return NULL;
+	bfqq = bfq_entity_queue(e);
+	bfq_get_queue(bfqq);
+	bfqd->in_service = bfqq;
+	bfqq->turn_start_ns = 0;
+	bfqq->turn_rqs = 0;
+	rq = bfq_choose_rq(bfqd, bfqq, now);
+	/* a request larger than the whole budget still has to go */
+	e->budget = max(e->budget, blk_rq_sectors(rq));
+	trace_bfq_budget(bfqq);
+	return rq;
+}
+
+static void bfq_remove_rq(struct bfq_data *bfqd, struct request *rq)
+{
+	struct request_queue *q = bfqd->queue;
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+
+	list_del_init(&rq->queuelist);
+	elv_rb_del(&bfqq->sort_list, rq);
+	elv_rqhash_del(q, rq);
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+	set_rq_state(rq, BFQ_RQ_NONE);
+	bfqq->queued--;
+	bfqd->queued--;
+}
+
+static void bfq_to_driver(struct bfq_data *bfqd, struct request *rq)
+{
+	rq_bfqq(rq)->dispatched++;
+	bfqd->in_driver++;
+	set_rq_state(rq, BFQ_RQ_DRIVER);
+}
+
+static struct request *bfq_dispatch(struct bfq_data *bfqd)
+{
+	struct request *rq;
+	struct bfq_queue *bfqq;
+	u64 now;
+
+	rq = list_first_entry_or_null(&bfqd->dispatch, struct request,
+				      queuelist);
+	if (rq) {
+		list_del_init(&rq->queuelist);
+		if (rq_bfqq(rq))
+			bfq_to_driver(bfqd, rq);
+		return rq;
+	}
+	if (!bfqd->queued)
+		return NULL;
+
+	now = ktime_get_ns();
+	rq = bfq_select_rq(bfqd, now);
+	if (!rq)
+		return NULL;
+	bfqq = rq_bfqq(rq);
+	bfq_remove_rq(bfqd, rq);
+	bfq_to_driver(bfqd, rq);
+	if (!bfqq->turn_start_ns)
+		bfqq->turn_start_ns = now;
+	bfqq->turn_rqs++;
+	bfqq->total_served += blk_rq_sectors(rq);
+	bfq_served(&bfqq->entity, blk_rq_sectors(rq));
+	bfqd->last_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	trace_bfq_dispatch(bfqq, rq);
+
+	if (!bfqq->sync && bfqq->turn_rqs >= bfqd->max_budget_async_rq)
+		bfq_expire(bfqd, BFQ_EXP_ASYNC_RQ, now);
+	return rq;
+}
+
+static struct request *bfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+	struct request *rq;
+
+	spin_lock_irq(&bfqd->lock);
+	rq = bfq_dispatch(bfqd);
+	spin_unlock_irq(&bfqd->lock);
+	return rq;
+}
+
+/* Called often and without the lock: a cheap, possibly stale answer. */
+static bool bfq_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+
+	return !list_empty_careful(&bfqd->dispatch) ||
+	       (READ_ONCE(bfqd->queued) && !READ_ONCE(bfqd->waiting));
+}
+
+static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
+{
+	struct bfq_queue *bfqq = bfq_rq_queue(bfqd, rq);
+	struct request_queue *q = bfqd->queue;
+
+	rq->elv.priv[0] = bfqq;
+	set_rq_state(rq, BFQ_RQ_QUEUED);
+	elv_rb_add(&bfqq->sort_list, rq);
+	rq->fifo_time = ktime_get_ns() + bfqd->fifo_expire_ns[bfqq->sync];
+	list_add_tail(&rq->queuelist, &bfqq->fifo);
+	if (rq_mergeable(rq)) {
+		elv_rqhash_add(q, rq);
+		if (!q->last_merge)
+			q->last_merge = rq;
+	}
+	bfqq->queued++;
+	bfqd->queued++;
+
+	if (!bfqq->entity.active) {
+		bfqq->entity.budget = max(bfqq->next_budget,
+					  blk_rq_sectors(rq));
+		bfq_activate(&bfqq->entity);
+	} else if (bfqq == bfqd->in_service && bfqd->waiting) {
+		/* the request we idled for */
+		bfqd->waiting = false;
+		hrtimer_try_to_cancel(&bfqd->idle_timer);
+	}
+}
+
+static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
+			       bool at_head)
+{
+	LIST_HEAD(free);
+
+	/*
+	 * Requeued requests come back at the head with their queue still
+	 * attached; passthrough and unprepared requests have none.  All go
+	 * to the driver first, in order.
+	 */
+	if (at_head || blk_rq_is_passthrough(rq) ||
+	    !(rq->rq_flags & RQF_ELVPRIV)) {
+		if (at_head)
+			list_add(&rq->queuelist, &bfqd->dispatch);
+		else
+			list_add_tail(&rq->queuelist, &bfqd->dispatch);
+		return;
+	}
+	if (blk_mq_sched_try_insert_merge(bfqd->queue, rq, &free)) {
+		blk_mq_free_requests(&free);
+		return;
+	}
+	bfq_add_rq(bfqd, rq);
+}
+
+static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
+				struct list_head *list, bool at_head)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+
+	spin_lock_irq(&bfqd->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+
+		list_del_init(&rq->queuelist);
+		bfq_insert_request(bfqd, rq, at_head);
+	}
+	spin_unlock_irq(&bfqd->lock);
+}
+
+static void bfq_prepare_request(struct request *rq)
+{
+	struct io_cq *icq = ioc_find_get_icq(rq->q);
+
+	rq->elv.icq = icq;
+	rq->elv.priv[0] = NULL;
+	set_rq_state(rq, BFQ_RQ_NONE);
+	/* the submitter's priority, read here in its own context */
+	if (icq)
+		WRITE_ONCE(icq_to_bic(icq)->prio, bfq_current_prio(icq->ioc));
+}
+
+static void bfq_finish_request(struct request *rq)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+
+	if (bfqq) {
+		struct bfq_data *bfqd = bfqq->bfqd;
+		unsigned long flags;
+
+		spin_lock_irqsave(&bfqd->lock, flags);
+		if (rq_state(rq) == BFQ_RQ_DRIVER) {
+			bfqq->dispatched--;
+			bfqd->in_driver--;
+			/* the think time we idle for starts now */
+			if (bfqq == bfqd->in_service && bfqd->waiting &&
+			    !bfqq->dispatched)
+				bfq_arm_idle_timer(bfqd);
+		}
+		rq->elv.priv[0] = NULL;
+		bfq_put_queue(bfqq);
+		spin_unlock_irqrestore(&bfqd->lock, flags);
+	}
+	if (rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = NULL;
+	}
+}
+
+/* A dispatched request comes back; it is inserted again at the head. */
+static void bfq_requeue_request(struct request *rq)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+	struct bfq_data *bfqd;
+	unsigned long flags;
+
+	if (!bfqq || rq_state(rq) != BFQ_RQ_DRIVER)
+		return;
+	bfqd = bfqq->bfqd;
+	spin_lock_irqsave(&bfqd->lock, flags);
+	bfqq->dispatched--;
+	bfqd->in_driver--;
+	set_rq_state(rq, BFQ_RQ_NONE);
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+}
+
+static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
+{
+	struct bfq_data *bfqd = container_of(timer, struct bfq_data,
+					     idle_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&bfqd->lock, flags);
+	if (bfqd->waiting && bfqd->in_service && !bfqd->in_service->queued)
+		bfq_expire(bfqd, BFQ_EXP_TOO_IDLE, ktime_get_ns());
+	spin_unlock_irqrestore(&bfqd->lock, flags);
+	/* blk-mq does not poll us: get the next queue dispatched */
+	blk_mq_run_hw_queues(bfqd->queue, true);
+	return HRTIMER_NORESTART;
+}
+
+/* Merges stay inside the queue of the bio's process. */
+static bool bfq_allow_merge(struct request_queue *q, struct request *rq,
+			    struct bio *bio)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+
+	return bfqd->merge_bfqq && rq_bfqq(rq) == bfqd->merge_bfqq;
+}
+
+static int bfq_request_merge(struct request_queue *q, struct request **req,
+			     struct bio *bio)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct request *rq;
+
+	if (!bfqd->merge_bfqq)
+		return ELEVATOR_NO_MERGE;
+	rq = elv_rb_find(&bfqd->merge_bfqq->sort_list, bio_end_sector(bio));
+	if (!rq || !elv_bio_merge_ok(rq, bio))
+		return ELEVATOR_NO_MERGE;
+	*req = rq;
+	return blk_discard_mergable(rq) ? ELEVATOR_DISCARD_MERGE :
+					  ELEVATOR_FRONT_MERGE;
+}
+
+static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
+			  unsigned int nr_segs)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct request *free = NULL;
+	struct io_cq *icq = NULL;
+	unsigned long flags;
+	bool merged;
+
+	/* the queue lock nests outside ours elsewhere: look up first */
+	if (current->io_context) {
+		spin_lock_irqsave(&q->queue_lock, flags);
+		icq = ioc_lookup_icq(q);
+		spin_unlock_irqrestore(&q->queue_lock, flags);
+	}
+
+	spin_lock_irq(&bfqd->lock);
+	bfqd->merge_bfqq = icq ? bfq_bio_queue(bfqd, bio, icq_to_bic(icq)) :
+				 NULL;
+	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	bfqd->merge_bfqq = NULL;
+	spin_unlock_irq(&bfqd->lock);
+
+	if (free)
+		blk_mq_free_request(free);
+	return merged;
+}
+
+/* A front merge moved the request's start: re-sort it. */
+static void bfq_request_merged(struct request_queue *q, struct request *rq,
+			       enum elv_merge type)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+
+	if (type != ELEVATOR_FRONT_MERGE || rq_state(rq) != BFQ_RQ_QUEUED)
+		return;
+	elv_rb_del(&bfqq->sort_list, rq);
+	elv_rb_add(&bfqq->sort_list, rq);
+}
+
+/* @next was merged into @rq and will be freed. */
+static void bfq_requests_merged(struct request_queue *q, struct request *rq,
+				struct request *next)
+{
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_queue *bfqq = rq_bfqq(next);
+
+	if (rq_state(next) != BFQ_RQ_QUEUED)
+		return;
+	/* the merged request keeps the older deadline */
+	if (rq_bfqq(rq) == bfqq && rq_state(rq) == BFQ_RQ_QUEUED &&
+	    next->fifo_time < rq->fifo_time) {
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+	bfq_remove_rq(bfqd, next);
+	if (!bfqq->queued && bfqq != bfqd->in_service)
+		bfq_deactivate(&bfqq->entity);
+}
+
+/* Neighbours for request merging, within the same queue only. */
+static struct request *bfq_former_request(struct request_queue *q,
+					  struct request *rq)
+{
+	struct rb_node *n = rq_state(rq) == BFQ_RQ_QUEUED ?
+			    rb_prev(&rq->rb_node) : NULL;
+
+	return n ? rb_entry_rq(n) : NULL;
+}
+
+static struct request *bfq_next_request(struct request_queue *q,
+					struct request *rq)
+{
+	struct rb_node *n = rq_state(rq) == BFQ_RQ_QUEUED ?
+			    rb_next(&rq->rb_node) : NULL;
+
+	return n ? rb_entry_rq(n) : NULL;
+}
+
+static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct elevator_queue *eq;
+	struct bfq_data *bfqd;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL, q->node);
+	if (!bfqd) {
+		kobject_put(&eq->kobj);
+		return -ENOMEM;
+	}
+	eq->elevator_data = bfqd;
+	spin_lock_init(&bfqd->lock);
+	bfqd->queue = q;
+	bfq_sched_init(&bfqd->root_sd);
+	INIT_LIST_HEAD(&bfqd->dispatch);
+	INIT_LIST_HEAD(&bfqd->queues);
+	hrtimer_init(&bfqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	bfqd->idle_timer.function = bfq_idle_timer_fn;
+
+	bfqd->auto_max_budget = BFQ_START_MAX_BUDGET;
+	bfqd->max_budget_async_rq = 4;
+	bfqd->timeout_ns[1] = 125 * NSEC_PER_MSEC;
+	bfqd->timeout_ns[0] = 40 * NSEC_PER_MSEC;
+	bfqd->slice_idle_ns = 8 * NSEC_PER_MSEC;
+	bfqd->fifo_expire_ns[1] = 125 * NSEC_PER_MSEC;
+	bfqd->fifo_expire_ns[0] = 250 * NSEC_PER_MSEC;
+	bfqd->back_seek_max = 16384;
+	bfqd->back_seek_penalty = 2;
+	bfq_init_queue(bfqd, &bfqd->oom_bfqq, true, 0,
+		       IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM));
+
+	/* one scheduler state for all hardware queues */
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	q->elevator = eq;
+	return 0;
+}
+
+static void bfq_exit_sched(struct elevator_queue *eq)
+{
+	struct bfq_data *bfqd = eq->elevator_data;
+
+	hrtimer_cancel(&bfqd->idle_timer);
+	spin_lock_irq(&bfqd->lock);
+	if (bfqd->in_service)
+		bfq_expire(bfqd, BFQ_EXP_NO_MORE, ktime_get_ns());
+	bfq_put_async_queues(bfqd);
+	list_del(&bfqd->oom_bfqq.all);
+	spin_unlock_irq(&bfqd->lock);
+	kfree(bfqd);
+}
+
+/* sysfs: one show/store pair per tunable, parsed strictly. */
+static ssize_t bfq_show_u64(char *page, u64 v)
+{
+	return sprintf(page, "%llu\n", v);
+}
+
+static int bfq_parse(const char *page, unsigned int min, unsigned int max,
+		     unsigned int *v)
+{
+	int ret = kstrtouint(page, 10, v);
+
+	if (ret)
+		return ret;
+	return *v < min || *v > max ? -EINVAL : 0;
+}
+
+#define BFQ_ATTR(name, field, unit, min, max, after)			\
+static ssize_t bfq_##name##_show(struct elevator_queue *eq, char *page)	\
+{									\
+	struct bfq_data *bfqd = eq->elevator_data;			\
+									\
+	return bfq_show_u64(page, div_u64(bfqd->field, unit));		\
+}									\
+static ssize_t bfq_##name##_store(struct elevator_queue *eq,		\
+				  const char *page, size_t count)	\
+{									\
+	struct bfq_data *bfqd = eq->elevator_data;			\
+	unsigned int v;							\
+	int ret = bfq_parse(page, min, max, &v);			\
+									\
+	if (ret)							\
+		return ret;						\
+	spin_lock_irq(&bfqd->lock);					\
+	bfqd->field = (u64)v * (unit);					\
+	after;								\
+	spin_unlock_irq(&bfqd->lock);					\
+	return count;							\
+}
+
+BFQ_ATTR(max_budget, max_budget, 1, 0, BFQ_MAX_BUDGET, )
+BFQ_ATTR(max_budget_async_rq, max_budget_async_rq, 1, 1, 1024, )
+BFQ_ATTR(timeout_sync, timeout_ns[1], NSEC_PER_MSEC, 1, 10000,
+	 bfq_update_auto_budget(bfqd))
+BFQ_ATTR(timeout_async, timeout_ns[0], NSEC_PER_MSEC, 1, 10000, )
+BFQ_ATTR(slice_idle, slice_idle_ns, NSEC_PER_MSEC, 0, 1000, )
+BFQ_ATTR(slice_idle_us, slice_idle_ns, NSEC_PER_USEC, 0, 1000000, )
+BFQ_ATTR(fifo_expire_sync, fifo_expire_ns[1], NSEC_PER_MSEC, 1, 60000, )
+BFQ_ATTR(fifo_expire_async, fifo_expire_ns[0], NSEC_PER_MSEC, 1, 60000, )
+BFQ_ATTR(back_seek_max, back_seek_max, 1, 0, 1048576, )
+BFQ_ATTR(back_seek_penalty, back_seek_penalty, 1, 1, 1000, )
+
+#define BFQ_ATTR_ENTRY(name) \
+	__ATTR(name, 0644, bfq_##name##_show, bfq_##name##_store)
+
+static struct elv_fs_entry bfq_attrs[] = {
+	BFQ_ATTR_ENTRY(max_budget),
+	BFQ_ATTR_ENTRY(max_budget_async_rq),
+	BFQ_ATTR_ENTRY(timeout_sync),
+	BFQ_ATTR_ENTRY(timeout_async),
+	BFQ_ATTR_ENTRY(slice_idle),
+	BFQ_ATTR_ENTRY(slice_idle_us),
+	BFQ_ATTR_ENTRY(fifo_expire_sync),
+	BFQ_ATTR_ENTRY(fifo_expire_async),
+	BFQ_ATTR_ENTRY(back_seek_max),
+	BFQ_ATTR_ENTRY(back_seek_penalty),
+	__ATTR_NULL
+};
+
+#ifdef CONFIG_BLK_DEBUG_FS
+static const char *const bfq_class_names[] = { "rt", "be", "idle" };
+
+/* debugfs sched/bfq_queues: one line per queue of the device. */
+static int bfq_queues_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+	struct bfq_queue *bfqq;
+
+	spin_lock_irq(&bfqd->lock);
+	list_for_each_entry(bfqq, &bfqd->queues, all) {
+		struct bfq_entity *e = &bfqq->entity;
+
+		seq_printf(m, "pid=%d %s class=%s weight=%u budget=%u next_budget=%u served=%llu queued=%u dispatched=%u",
+			   bfqq->pid, bfqq->sync ? "sync" : "async",
+			   bfq_class_names[e->class], e->weight, e->budget,
+			   bfqq->next_budget, bfqq->total_served,
+			   bfqq->queued, bfqq->dispatched);
+		seq_printf(m, " exhausted=%lu timeout=%lu too_idle=%lu no_more=%lu async_rq=%lu%s\n",
+			   bfqq->expiries[BFQ_EXP_EXHAUSTED],
+			   bfqq->expiries[BFQ_EXP_TIMEOUT],
+			   bfqq->expiries[BFQ_EXP_TOO_IDLE],
+			   bfqq->expiries[BFQ_EXP_NO_MORE],
+			   bfqq->expiries[BFQ_EXP_ASYNC_RQ],
+			   bfqq == bfqd->in_service ? " in_service" : "");
+	}
+	spin_unlock_irq(&bfqd->lock);
+	return 0;
+}
+
+/* debugfs sched/bfq_stats: device totals. */
+static int bfq_stats_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+
+	spin_lock_irq(&bfqd->lock);
+	seq_printf(m, "peak_rate_sectors_per_ms=%llu\n",
+		   bfqd->peak_rate >> BFQ_RATE_SHIFT);
+	seq_printf(m, "max_budget=%u\n", bfq_max_budget(bfqd));
+	seq_printf(m, "auto_max_budget=%s\n", bfqd->max_budget ? "no" : "yes");
+	seq_printf(m, "queued=%u\nin_driver=%u\n", bfqd->queued,
+		   bfqd->in_driver);
+	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\n",
+		   bfqd->total_expiries[BFQ_EXP_EXHAUSTED],
+		   bfqd->total_expiries[BFQ_EXP_TIMEOUT],
+		   bfqd->total_expiries[BFQ_EXP_TOO_IDLE],
+		   bfqd->total_expiries[BFQ_EXP_NO_MORE],
+		   bfqd->total_expiries[BFQ_EXP_ASYNC_RQ]);
+	spin_unlock_irq(&bfqd->lock);
+	return 0;
+}
+
+static const struct blk_mq_debugfs_attr bfq_debugfs_attrs[] = {
+	{ "bfq_queues", 0400, bfq_queues_show },
+	{ "bfq_stats", 0400, bfq_stats_show },
+	{},
+};
+#endif
+
+static struct elevator_type bfq_elv = {
+	.ops = {
+		.init_sched		= bfq_init_sched,
+		.exit_sched		= bfq_exit_sched,
+		.allow_merge		= bfq_allow_merge,
+		.bio_merge		= bfq_bio_merge,
+		.request_merge		= bfq_request_merge,
+		.request_merged		= bfq_request_merged,
+		.requests_merged	= bfq_requests_merged,
+		.prepare_request	= bfq_prepare_request,
+		.finish_request		= bfq_finish_request,
+		.requeue_request	= bfq_requeue_request,
+		.insert_requests	= bfq_insert_requests,
+		.dispatch_request	= bfq_dispatch_request,
+		.has_work		= bfq_has_work,
+		.former_request		= bfq_former_request,
+		.next_request		= bfq_next_request,
+		.init_icq		= bfq_init_icq,
+		.exit_icq		= bfq_exit_icq,
+	},
+	.icq_size = sizeof(struct bfq_io_cq),
+	.icq_align = __alignof__(struct bfq_io_cq),
+	.elevator_attrs = bfq_attrs,
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs = bfq_debugfs_attrs,
+#endif
+	.elevator_name = "bfq",
+	.elevator_owner = THIS_MODULE,
+};
+
+static int __init bfq_init(void)
+{
+	int ret = bfq_slab_init();
+
+	if (ret)
+		return ret;
+	ret = elv_register(&bfq_elv);
+	if (ret)
+		bfq_slab_exit();
+	return ret;
+}
+
+static void __exit bfq_exit(void)
+{
+	elv_unregister(&bfq_elv);
+	bfq_slab_exit();
+}
+
+module_init(bfq_init);
+module_exit(bfq_exit);
+
+MODULE_AUTHOR("bfq-iosched developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Budget Fair Queueing I/O scheduler (2008 design)");
+MODULE_ALIAS("bfq-iosched");

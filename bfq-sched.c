@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * B-WF2Q+: the budget-based worst-case fair weighted fair queueing that
+ * decides which entity gets the device next.
+ *
+ * Each service tree keeps its backlogged entities in an rbtree ordered by
+ * virtual finish time F, with every node also holding the smallest start
+ * time S of its subtree.  The next entity is the one with the smallest F
+ * among those with S <= V (eligible); the subtree minimum lets one
+ * descent from the root find it.  The entity in service is taken off its
+ * tree but still counts in the weight sum until it is requeued.
+ */
+#include <linux/math64.h>
+#include <linux/rbtree_augmented.h>
+
+#include "bfq.h"
+
+/* a > b, for virtual times that may wrap */
+static inline bool vt_after(u64 a, u64 b)
+{
+	return (s64)(a - b) > 0;
+}
+
+static inline u64 vt_delta(unsigned long sectors, unsigned long weight)
+{
+	return div64_ul((u64)sectors << BFQ_VT_SHIFT, weight);
+}
+
+static inline struct bfq_entity *node_entity(struct rb_node *n)
+{
+	return n ? rb_entry(n, struct bfq_entity, node) : NULL;
+}
+
+static inline struct bfq_service_tree *entity_st(struct bfq_entity *e)
+{
+	return &e->sd->st[e->class];
+}
+
+static bool min_start_compute(struct bfq_entity *e, bool exit)
+{
+	struct bfq_entity *l = node_entity(e->node.rb_left);
+	struct bfq_entity *r = node_entity(e->node.rb_right);
+	u64 min = e->start;
+
+	if (l && vt_after(min, l->min_start))
+		min = l->min_start;
+	if (r && vt_after(min, r->min_start))
+		min = r->min_start;
+	if (exit && e->min_start == min)
+		return true;
+	e->min_start = min;
+	return false;
+}
+
+RB_DECLARE_CALLBACKS(static, min_start_cb, struct bfq_entity, node,
+		     min_start, min_start_compute);
+
+/* Both trees are ordered by F; min_start only matters in the active one. */
+static void tree_insert(struct rb_root *root, struct bfq_entity *e)
+{
+	struct rb_node **link = &root->rb_node, *parent = NULL;
+
+	e->min_start = e->start;
+	while (*link) {
+		struct bfq_entity *p = node_entity(*link);
+
+		parent = *link;
+		if (vt_after(p->min_start, e->start))
+			p->min_start = e->start;
+		if (vt_after(p->finish, e->finish))
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&e->node, parent, link);
+	rb_insert_augmented(&e->node, root, &min_start_cb);
+	e->tree = root;
+}
+
+static void tree_remove(struct bfq_entity *e)
+{
+	rb_erase_augmented(&e->node, e->tree, &min_start_cb);
+	e->tree = NULL;
+}
+
+/* Idle entities whose F is behind V could gain nothing by staying. */
+static void forget_idle(struct bfq_service_tree *st)
+{
+	struct bfq_entity *e;
+
+	while ((e = node_entity(rb_first(&st->idle))) &&
+	       !vt_after(e->finish, st->vtime))
+		tree_remove(e);
+}
+
+void bfq_sched_init(struct bfq_sched_data *sd)
+{
+	int i;
+
+	sd->in_service = NULL;
+	for (i = 0; i < BFQ_NR_CLASSES; i++) {
+		sd->st[i].active = RB_ROOT;
+		sd->st[i].idle = RB_ROOT;
+		sd->st[i].vtime = 0;
+		sd->st[i].wsum = 0;
+	}
+}
+
+/*
+ * Apply a pending weight or class change; the entity is on no tree.
+ * Returns true if the class changed, so the old stamps mean nothing.
+ */
+static bool apply_prio(struct bfq_entity *e)
+{
+	bool moved = e->class != e->new_class;
+
+	if (e->active)
+		entity_st(e)->wsum -= e->weight;
+	e->class = e->new_class;
+	e->weight = e->new_weight;
+	if (e->active)
+		entity_st(e)->wsum += e->weight;
+	return moved;
+}
+
+static void insert_active(struct bfq_entity *e)
+{
+	e->finish = e->start + vt_delta(e->budget, e->weight);
+	tree_insert(&entity_st(e)->active, e);
+}
+
+/*
+ * A non-backlogged entity gets requests: it starts at V, or at its old F if
+ * it went idle so recently that it is still on the idle tree.
+ */
+void bfq_activate(struct bfq_entity *e)
+{
+	for (; e && !e->active; e = e->parent) {
+		struct bfq_service_tree *st = entity_st(e);
+		u64 start = st->vtime;
+
+		if (e->tree) {
+			if (vt_after(e->finish, start))
+				start = e->finish;
+			tree_remove(e);
+		}
+		if (apply_prio(e))
+			start = entity_st(e)->vtime;
+		e->start = start;
+		e->active = true;
+		entity_st(e)->wsum += e->weight;
+		insert_active(e);
+	}
+}
+
+/* The eligible entity with the smallest F, V moved up if none is. */
+static struct bfq_entity *lookup_next(struct bfq_service_tree *st)
+{
+	struct rb_node *n = st->active.rb_node;
+	struct bfq_entity *e = node_entity(n);
+
+	if (vt_after(e->min_start, st->vtime)) {
+		st->vtime = e->min_start;
+		forget_idle(st);
+	}
+	while (n) {
+		struct bfq_entity *l = node_entity(n->rb_left);
+
+		e = node_entity(n);
+		if (l && !vt_after(l->min_start, st->vtime))
+			n = n->rb_left;
+		else if (!vt_after(e->start, st->vtime))
+			return e;
+		else
+			n = n->rb_right;
+	}
+	return NULL;	/* not reached: the root's min_start is <= V */
+}
+
+/* Pick and take off its tree the next entity of @sd; classes are strict. */
+struct bfq_entity *bfq_next_entity(struct bfq_sched_data *sd)
+{
+	int i;
+
+	for (i = 0; i < BFQ_NR_CLASSES; i++) {
+		struct bfq_service_tree *st = &sd->st[i];
+		struct bfq_entity *e;
+
+		if (RB_EMPTY_ROOT(&st->active))
+			continue;
+		e = lookup_next(st);
+		tree_remove(e);
+		sd->in_service = e;
+		return e;
+	}
+	return NULL;
+}
+
+/* Charge @sectors to @e and its ancestors; V advances by sectors / wsum. */
+void bfq_served(struct bfq_entity *e, unsigned int sectors)
+{
+	for (; e; e = e->parent) {
+		struct bfq_service_tree *st = entity_st(e);
+
+		e->service += sectors;
+		st->vtime += vt_delta(sectors, st->wsum);
+		forget_idle(st);
+	}
+}
+
+static void go_idle(struct bfq_entity *e)
+{
+	struct bfq_service_tree *st = entity_st(e);
+
+	st->wsum -= e->weight;
+	e->active = false;
+	if (vt_after(e->finish, st->vtime))
+		tree_insert(&st->idle, e);
+}
+
+/*
+ * The entity in service leaves it: its F becomes S + service / weight.
+ * If still backlogged it starts its next turn at that F with its new
+ * budget (set by the caller), otherwise it goes idle.
+ */
+void bfq_requeue(struct bfq_entity *e, bool backlogged)
+{
+	e->sd->in_service = NULL;
+	e->finish = e->start + vt_delta(e->service, e->weight);
+	e->service = 0;
+	if (!backlogged) {
+		go_idle(e);
+		return;
+	}
+	e->start = e->finish;
+	if (apply_prio(e))
+		e->start = entity_st(e)->vtime;
+	insert_active(e);
+}
+
+/* A backlogged entity, not in service, lost its last request to a merge. */
+void bfq_deactivate(struct bfq_entity *e)
+{
+	tree_remove(e);
+	go_idle(e);
+}
+
+/* The entity is about to be freed: nothing may point at it any more. */
+void bfq_forget(struct bfq_entity *e)
+{
+	if (e->tree)
+		tree_remove(e);
+}

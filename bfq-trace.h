@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the bfq-iosched module: events/bfq/ in tracefs.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM bfq
+
+#if !defined(_BFQ_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _BFQ_TRACE_H
+
+#include <linux/tracepoint.h>
+#include "bfq.h"
+
+#define bfq_trace_class(c)					\
+	__print_symbolic(c, { BFQ_CLASS_RT, "rt" },		\
+			 { BFQ_CLASS_BE, "be" },		\
+			 { BFQ_CLASS_IDLE, "idle" })
+
+#define bfq_trace_reason(r)					\
+	__print_symbolic(r, { BFQ_EXP_EXHAUSTED, "exhausted" },	\
+			 { BFQ_EXP_TIMEOUT, "timeout" },	\
+			 { BFQ_EXP_TOO_IDLE, "too_idle" },	\
+			 { BFQ_EXP_NO_MORE, "no_more" },	\
+			 { BFQ_EXP_ASYNC_RQ, "async_rq" })
+
+/* A queue is selected for service with this budget. */
+TRACE_EVENT(bfq_budget,
+	TP_PROTO(struct bfq_queue *bfqq),
+	TP_ARGS(bfqq),
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(pid_t, pid)
+		__field(int, class)
+		__field(unsigned int, weight)
+		__field(unsigned int, budget)
+	),
+	TP_fast_assign(
+		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
+		__entry->pid = bfqq->pid;
+		__entry->class = bfqq->entity.class;
+		__entry->weight = bfqq->entity.weight;
+		__entry->budget = bfqq->entity.budget;
+	),
+	TP_printk("dev=%d,%d pid=%d class=%s weight=%u budget=%u",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		  bfq_trace_class(__entry->class), __entry->weight,
+		  __entry->budget)
+);
+
+/* The queue in service leaves it. */
+TRACE_EVENT(bfq_expire,
+	TP_PROTO(struct bfq_queue *bfqq, int reason, unsigned int served,
+		 u64 elapsed_us),
+	TP_ARGS(bfqq, reason, served, elapsed_us),
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(pid_t, pid)
+		__field(int, reason)
+		__field(unsigned int, budget)
+		__field(unsigned int, served)
+		__field(u64, elapsed_us)
+		__field(unsigned int, next_budget)
+	),
+	TP_fast_assign(
+		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
+		__entry->pid = bfqq->pid;
+		__entry->reason = reason;
+		__entry->budget = bfqq->entity.budget;
+		__entry->served = served;
+		__entry->elapsed_us = elapsed_us;
+		__entry->next_budget = bfqq->next_budget;
+	),
+	TP_printk("dev=%d,%d pid=%d reason=%s budget=%u served=%u elapsed_us=%llu next_budget=%u",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		  bfq_trace_reason(__entry->reason), __entry->budget,
+		  __entry->served, __entry->elapsed_us, __entry->next_budget)
+);
+
+/* A request of a queue goes to the driver. */
+TRACE_EVENT(bfq_dispatch,
+	TP_PROTO(struct bfq_queue *bfqq, struct request *rq),
+	TP_ARGS(bfqq, rq),
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(pid_t, pid)
+		__field(sector_t, sector)
+		__field(unsigned int, nr_sectors)
+	),
+	TP_fast_assign(
+		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
+		__entry->pid = bfqq->pid;
+		__entry->sector = blk_rq_pos(rq);
+		__entry->nr_sectors = blk_rq_sectors(rq);
+	),
+	TP_printk("dev=%d,%d pid=%d sector=%llu nr_sectors=%u",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		  (unsigned long long)__entry->sector, __entry->nr_sectors)
+);
+
+#endif /* _BFQ_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE bfq-trace
+#include <trace/define_trace.h>

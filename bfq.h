@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Budget Fair Queueing (after Checconi and Valente, 2008): shared types.
+ *
+ * Every field below is protected by bfq_data.lock unless its comment
+ * says otherwise.
+ */
+#ifndef _BFQ_H
+#define _BFQ_H
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/hrtimer.h>
+#include <linux/iocontext.h>
+#include <linux/rbtree.h>
+
+/* Virtual times are sectors * 2^BFQ_VT_SHIFT / weight. */
+#define BFQ_VT_SHIFT		22
+
+/* Scheduling classes, in the order they are served. */
+enum bfq_class {
+	BFQ_CLASS_RT,
+	BFQ_CLASS_BE,
+	BFQ_CLASS_IDLE,
+	BFQ_NR_CLASSES,
+};
+
+/* Why a queue left service; exported by tracepoints and debugfs. */
+enum bfq_expiry {
+	BFQ_EXP_EXHAUSTED,
+	BFQ_EXP_TIMEOUT,
+	BFQ_EXP_TOO_IDLE,
+	BFQ_EXP_NO_MORE,
+	BFQ_EXP_ASYNC_RQ,
+	BFQ_NR_EXPIRY,
+};
+
+struct bfq_sched_data;
+
+/*
+ * Anything B-WF2Q+ schedules: a process queue or (later) a group.
+ * @start/@finish are virtual times; @min_start is the smallest start
+ * in the active-tree subtree rooted here (augmented rbtree).
+ */
+struct bfq_entity {
+	struct rb_node node;
+	struct rb_root *tree;		/* active, idle or none (NULL) */
+	u64 start;
+	u64 finish;
+	u64 min_start;
+	unsigned int weight;
+	unsigned int budget;		/* sectors granted for this turn */
+	unsigned int service;		/* sectors received in this turn */
+	enum bfq_class class;
+	unsigned int new_weight;	/* ioprio or weight changes wait here */
+	enum bfq_class new_class;	/* until the entity is off the trees */
+	bool active;			/* backlogged: counted in the weight sum */
+	struct bfq_entity *parent;	/* NULL at the device level */
+	struct bfq_sched_data *sd;	/* the level this entity belongs to */
+};
+
+struct bfq_service_tree {
+	struct rb_root active;		/* by finish, augmented with min start */
+	struct rb_root idle;		/* recently idle entities, by finish */
+	u64 vtime;
+	unsigned long wsum;		/* weights of active entities */
+};
+
+/* One scheduling level: the device, or (later) a group. */
+struct bfq_sched_data {
+	struct bfq_entity *in_service;
+	struct bfq_service_tree st[BFQ_NR_CLASSES];
+};
+
+/* The requests of one process (sync), or shared async ones, on a device. */
+struct bfq_queue {
+	struct bfq_entity entity;
+	struct bfq_data *bfqd;
+	int ref;
+	pid_t pid;			/* 0 for async queues */
+	bool sync;
+
+	struct rb_root sort_list;	/* queued requests by sector */
+	struct list_head fifo;		/* queued requests by arrival */
+	unsigned int queued;
+	unsigned int dispatched;	/* in the driver */
+
+	unsigned int next_budget;	/* the budget of the next turn */
+	unsigned int turn_rqs;		/* requests dispatched in this turn */
+	u64 turn_start_ns;		/* first dispatch of this turn, or 0 */
+
+	/* statistics for debugfs */
+	u64 total_served;
+	unsigned long expiries[BFQ_NR_EXPIRY];
+	struct list_head all;		/* on bfq_data.queues */
+};
+
+/* Per-process, per-device context; the core allocates and frees it. */
+struct bfq_io_cq {
+	struct io_cq icq;		/* must be first */
+	struct bfq_queue *sync_bfqq;	/* holds a reference */
+	pid_t pid;			/* the process that created the context */
+	int prio;			/* class and level, set at each request */
+};
+
+struct bfq_data {
+	spinlock_t lock;
+	struct request_queue *queue;
+	struct bfq_sched_data root_sd;
+	struct bfq_queue *in_service;	/* holds a reference */
+	struct list_head dispatch;	/* at-head and passthrough requests */
+	struct list_head queues;	/* every bfq_queue of this device */
+	/* async queues shared by all processes of a class and level */
+	struct bfq_queue *async[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
+	struct bfq_queue oom_bfqq;	/* when no queue can be allocated */
+
+	/* read locklessly by has_work */
+	unsigned int queued;
+	bool waiting;			/* idling or draining the queue in service */
+
+	unsigned int in_driver;
+	sector_t last_pos;		/* end of the last dispatched request */
+	struct hrtimer idle_timer;
+	struct bfq_queue *merge_bfqq;	/* the bio's queue during bio_merge */
+
+	u64 peak_rate;			/* sectors per ms << 16, 0 if unknown */
+	unsigned int auto_max_budget;
+	unsigned long total_expiries[BFQ_NR_EXPIRY];
+
+	/* tunables, stored in the units the code uses */
+	unsigned int max_budget;	/* sectors, 0 = auto */
+	unsigned int max_budget_async_rq;
+	u64 timeout_ns[2];		/* [async, sync] */
+	u64 slice_idle_ns;
+	u64 fifo_expire_ns[2];		/* [async, sync] */
+	unsigned int back_seek_max;	/* KiB */
+	unsigned int back_seek_penalty;
+};
+
+static inline struct bfq_queue *bfq_entity_queue(struct bfq_entity *e)
+{
+	return container_of(e, struct bfq_queue, entity);
+}
+
+static inline struct bfq_queue *rq_bfqq(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+
+static inline struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
+{
+	return container_of(icq, struct bfq_io_cq, icq);
+}
+
+/* bfq-sched.c: B-WF2Q+ */
+void bfq_sched_init(struct bfq_sched_data *sd);
+void bfq_activate(struct bfq_entity *e);
+struct bfq_entity *bfq_next_entity(struct bfq_sched_data *sd);
+void bfq_served(struct bfq_entity *e, unsigned int sectors);
+void bfq_requeue(struct bfq_entity *e, bool backlogged);
+void bfq_deactivate(struct bfq_entity *e);
+void bfq_forget(struct bfq_entity *e);
+
+/* bfq-ioc.c: per-process queues */
+int bfq_slab_init(void);
+void bfq_slab_exit(void);
+int bfq_current_prio(struct io_context *ioc);
+struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq);
+struct bfq_queue *bfq_bio_queue(struct bfq_data *bfqd, struct bio *bio,
+				struct bfq_io_cq *bic);
+void bfq_get_queue(struct bfq_queue *bfqq);
+void bfq_put_queue(struct bfq_queue *bfqq);
+void bfq_init_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+		    bool sync, pid_t pid, int prio);
+void bfq_put_async_queues(struct bfq_data *bfqd);
+void bfq_init_icq(struct io_cq *icq);
+void bfq_exit_icq(struct io_cq *icq);
+
+/* bfq-iosched.c: budgets */
+unsigned int bfq_default_budget(struct bfq_data *bfqd);
+unsigned int bfq_max_budget(struct bfq_data *bfqd);
+
+#endif /* _BFQ_H */
