@@ -360,7 +360,11 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 	elv_rb_add(&bfqq->sort_list, rq);
 	rq->fifo_time = ktime_get_ns() + bfqd->fifo_expire_ns[bfqq->sync];
 	list_add_tail(&rq->queuelist, &bfqq->fifo);
-	if (rq_mergeable(rq)) {
+	/*
+	 * The core frees a request merged into a multi-range discard without
+	 * telling the scheduler: keep queued discards out of request merges.
+	 */
+	if (rq_mergeable(rq) && !blk_discard_mergable(rq)) {
 		elv_rqhash_add(q, rq);
 		if (!q->last_merge)
 			q->last_merge = rq;
@@ -380,10 +384,8 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 }
 
 static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
-			       bool at_head)
+			       bool at_head, struct list_head *free)
 {
-	LIST_HEAD(free);
-
 	/*
 	 * Requeued requests come back at the head with their queue still
 	 * attached; passthrough and unprepared requests have none.  All go
@@ -397,17 +399,15 @@ static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
 			list_add_tail(&rq->queuelist, &bfqd->dispatch);
 		return;
 	}
-	if (blk_mq_sched_try_insert_merge(bfqd->queue, rq, &free)) {
-		blk_mq_free_requests(&free);
-		return;
-	}
-	bfq_add_rq(bfqd, rq);
+	if (!blk_mq_sched_try_insert_merge(bfqd->queue, rq, free))
+		bfq_add_rq(bfqd, rq);
 }
 
 static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				struct list_head *list, bool at_head)
 {
 	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+	LIST_HEAD(free);
 
 	spin_lock_irq(&bfqd->lock);
 	while (!list_empty(list)) {
@@ -415,9 +415,11 @@ static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 						      queuelist);
 
 		list_del_init(&rq->queuelist);
-		bfq_insert_request(bfqd, rq, at_head);
+		bfq_insert_request(bfqd, rq, at_head, &free);
 	}
 	spin_unlock_irq(&bfqd->lock);
+	/* merged-away requests: freeing them takes our lock again */
+	blk_mq_free_requests(&free);
 }
 
 static void bfq_prepare_request(struct request *rq)
@@ -576,12 +578,16 @@ static void bfq_requests_merged(struct request_queue *q, struct request *rq,
 		bfq_deactivate(&bfqq->entity);
 }
 
-/* Neighbours for request merging, within the same queue only. */
+/* Neighbours for request merging: same queue, no discards (see above). */
+static bool bfq_rq_merges(struct request *rq)
+{
+	return rq_state(rq) == BFQ_RQ_QUEUED && !blk_discard_mergable(rq);
+}
+
 static struct request *bfq_former_request(struct request_queue *q,
 					  struct request *rq)
 {
-	struct rb_node *n = rq_state(rq) == BFQ_RQ_QUEUED ?
-			    rb_prev(&rq->rb_node) : NULL;
+	struct rb_node *n = bfq_rq_merges(rq) ? rb_prev(&rq->rb_node) : NULL;
 
 	return n ? rb_entry_rq(n) : NULL;
 }
@@ -589,8 +595,7 @@ static struct request *bfq_former_request(struct request_queue *q,
 static struct request *bfq_next_request(struct request_queue *q,
 					struct request *rq)
 {
-	struct rb_node *n = rq_state(rq) == BFQ_RQ_QUEUED ?
-			    rb_next(&rq->rb_node) : NULL;
+	struct rb_node *n = bfq_rq_merges(rq) ? rb_next(&rq->rb_node) : NULL;
 
 	return n ? rb_entry_rq(n) : NULL;
 }
