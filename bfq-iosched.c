@@ -631,7 +631,8 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	bfqd->fifo_expire_ns[0] = 250 * NSEC_PER_MSEC;
 	bfqd->back_seek_max = 16384;
 	bfqd->back_seek_penalty = 2;
-	bfq_init_queue(bfqd, &bfqd->oom_bfqq, true, 0,
+	/* shared by whoever could not get a queue: no idling for it */
+	bfq_init_queue(bfqd, &bfqd->oom_bfqq, false, 0,
 		       IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM));
 
 	/* one scheduler state for all hardware queues */
