@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+# bfq-iosched: out-of-tree BFQ I/O scheduler for Debian 12's 6.1 kernel.
+# This Makefile wraps kbuild (see ./Kbuild) and the QEMU test harness.
+#
+#   make            build bfq-iosched.ko (W=1 for extra warnings)
+#   make run        build, boot the QEMU guest, select bfq, run a short demo
+#   make check      host tests + guest tests; T=name runs a single test
+#   make sparse     build with sparse (C=2)
+#   make checkpatch checkpatch.pl --strict on our *.c *.h
+#   make clean      remove build products (keeps the extracted kernel files
+#                   in build/ksrc and the logs in build/logs)
+#   make distclean  clean + remove build/ entirely
+#
+# Never loads anything on the host: the module only runs inside QEMU.
+
+# Newest installed Debian amd64 headers, unless KVER is given.
+KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+	sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
+KDIR ?= /lib/modules/$(KVER)/build
+TOPDIR := $(CURDIR)
+BUILD := $(TOPDIR)/build
+export KVER TOPDIR
+
+SRCS = $(filter-out %.mod.c,$(wildcard $(TOPDIR)/*.c)) $(wildcard $(TOPDIR)/*.h)
+
+.PHONY: all modules ksrc run shell check sparse checkpatch clean distclean
+
+all: modules
+
+# Private headers first (checks linux-source == linux-headers version).
+ksrc:
+	@scripts/ksrc.sh
+
+modules: ksrc
+	$(MAKE) -C $(KDIR) M=$(TOPDIR) modules
+
+sparse: ksrc
+	$(MAKE) -C $(KDIR) M=$(TOPDIR) C=2 modules
+
+checkpatch: ksrc
+	perl $(BUILD)/ksrc/scripts/checkpatch.pl --no-tree --strict --file \
+		$(notdir $(SRCS))
+
+# Boot the guest with the demo (bfqmode=run); KVM=1 to use /dev/kvm.
+run: modules
+	scripts/mkinitramfs.sh
+	scripts/guest.sh run
+
+# Interactive busybox shell in the guest (Ctrl-A x quits QEMU).
+shell: modules
+	scripts/mkinitramfs.sh
+	scripts/guest.sh shell
+
+check:
+	@T='$(T)' scripts/check.sh
+
+clean:
+	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(TOPDIR) clean; fi
+	rm -rf $(BUILD)/initramfs $(BUILD)/initramfs.cpio.gz $(BUILD)/disk.img \
+		$(BUILD)/tests
+
+distclean: clean
+	rm -rf $(BUILD)
