@@ -1,0 +1,105 @@
+#!/bin/sh
+# /init of the QEMU test guest (busybox sh).  Mounts the usual filesystems,
+# loads the virtio stack, then does what the kernel command line asks:
+#   bfqmode=run                      the demo (scripts/guest-demo.sh)
+#   bfqmode=check bfqtests=a,b,...   run guest tests (file names in /tests)
+#   bfqmode=shell                    interactive shell on the console
+# Console (ttyS0) gets everything human-readable; machine-readable results
+# go to the second serial port ttyS1 (a file on the host), one line each:
+#   BOOT <uptime>  /  RESULT <test> <rc> <reason>  /  DONE
+export PATH=/bin HOME=/root TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+echo +io > /sys/fs/cgroup/cgroup.subtree_control
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+KVER=$(cat /etc/kver)
+
+res() { echo "$*" > /dev/ttyS1 2>/dev/null || echo "@@ $*"; }
+res "BOOT $(cut -d' ' -f1 /proc/uptime)"
+echo "bfq-guest: init started at uptime $(cut -d' ' -f1 /proc/uptime)s"
+
+# busybox insmod resolves no dependencies: load in dependency order.
+for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
+	insmod "$(find /lib/modules/"$KVER" -name "$m.ko")" || echo "bfq-guest: insmod $m failed"
+done
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -b /dev/vda ] || echo "bfq-guest: /dev/vda did not appear"
+
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
+mode=$(arg bfqmode)
+tests=$(arg bfqtests | tr ',' ' ')
+
+# Run one test in its own session (so a timeout can kill all it started),
+# teeing its output to the console and to a file for the reason line.
+run_test() {
+	t=/tests/$1.sh
+	out=/tmp/$1.out
+	to=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
+	to=${to:-180}
+	echo "bfq-test: start $1" > /dev/kmsg
+	echo "======== $1 (timeout ${to}s)"
+	rm -f /tmp/timedout
+	BFQ_TEST=$1 setsid sh -o pipefail -c 'cd /tests && sh "$1" 2>&1 | tee "$2"' sh "$t" "$out" &
+	pid=$!
+	( sleep "$to"; echo 1 > /tmp/timedout; kill -KILL -"$pid" ) 2>/dev/null &
+	wd=$!
+	wait "$pid"
+	rc=$?
+	kill "$wd" 2>/dev/null
+	kill -KILL -"$pid" 2>/dev/null	# leftovers (e.g. background fio)
+	if [ -f /tmp/timedout ]; then
+		rc=124
+		why="timed out after ${to}s"
+	elif [ $rc -eq 77 ]; then
+		why=$(sed -n 's/^SKIP: *//p' "$out" | tail -n 1)
+	else
+		why=$(grep -v '^[[:space:]]*$' "$out" | tail -n 1)
+	fi
+	# a kernel splat during the test fails it, whatever it printed
+	splat=$(dmesg | sed -n '/bfq-test: start '"$1"'$/,$p' | \
+		grep -E 'Oops|BUG:|WARNING:|general protection|Call Trace' | head -n 1)
+	if [ -n "$splat" ]; then
+		[ $rc -eq 0 ] || [ $rc -eq 77 ] && rc=1
+		why="kernel: $splat"
+	fi
+	# leave a clean guest for the next test (best effort, bounded)
+	timeout 60 sh -c '. /tests/lib.sh; unload_bfq; unload_distro_bfq;
+		nullb_unload; sdebug_unload; trace_off' 2>&1 | sed 's/^/cleanup: /'
+	echo "======== $1: rc=$rc"
+	res "RESULT $1 $rc $(echo "$why" | tr -d '\r' | cut -c1-200)"
+}
+
+case "$mode" in
+run)
+	sh /scripts/guest-demo.sh
+	;;
+check)
+	for t in $tests; do
+		if [ -f "/tests/$t.sh" ]; then
+			run_test "$t"
+		else
+			res "RESULT $t 1 no such test in the guest"
+		fi
+	done
+	;;
+shell)
+	echo "bfq-guest: shell; 'poweroff -f' or Ctrl-A x to quit"
+	setsid cttyhack sh -l
+	;;
+*)
+	echo "bfq-guest: unknown bfqmode '$mode'"
+	;;
+esac
+
+echo "bfq-guest: ===== dmesg ====="
+dmesg
+echo "bfq-guest: ===== end of dmesg ====="
+res DONE
+sync
+poweroff -f

@@ -1,0 +1,69 @@
+#!/bin/bash
+# Boot /boot/vmlinuz-$KVER with build/initramfs.cpio.gz in QEMU.
+# Usage: scripts/guest.sh MODE [TEST,TEST...]     MODE: run | check | shell
+# Env:   TIMEOUT  seconds before a hung guest is killed (default 180)
+#        KVM=1    use /dev/kvm instead of TCG
+#        QUIET=1  don't copy the console to stdout (it always goes to the log)
+#        GUEST_LOG=path  console log name (default build/logs/MODE-TIME.log)
+# Console log: build/logs/<mode>-<timestamp>.log; results channel (ttyS1):
+# the same name with .results.  Exit 0 only if the guest finished (DONE)
+# and the console shows no Oops / BUG: / WARNING: / general protection /
+# Call Trace; 124 on timeout.
+set -u
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+KVER=${KVER:-$(ls -d /usr/src/linux-headers-*-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+MODE=${1:?usage: guest.sh run|check|shell [tests]}
+TESTS=${2:-}
+TIMEOUT=${TIMEOUT:-180}
+B=$TOPDIR/build
+mkdir -p "$B/logs"
+LOG=${GUEST_LOG:-$B/logs/$MODE-$(date +%Y%m%d-%H%M%S).log}
+RES=${LOG%.log}.results
+rm -f "$RES" "$LOG.splat"
+
+KERNEL=/boot/vmlinuz-$KVER
+[ -r "$KERNEL" ] || { echo "guest.sh: $KERNEL missing (install linux-image-$KVER)" >&2; exit 2; }
+[ -f "$B/initramfs.cpio.gz" ] || { echo "guest.sh: run scripts/mkinitramfs.sh first" >&2; exit 2; }
+# sparse 1 GiB scratch disk, /dev/vda in the guest; tests may scribble on it
+[ -f "$B/disk.img" ] || truncate -s 1G "$B/disk.img"
+
+if [ "${KVM:-0}" = 1 ]; then accel=(-accel kvm -cpu host); else accel=(-accel tcg); fi
+# loglevel=5: KERN_WARNING and worse reach the console as they happen.
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m 2048 -nographic -no-reboot
+	-nic none -kernel "$KERNEL" -initrd "$B/initramfs.cpio.gz"
+	-append "console=ttyS0 panic=-1 loglevel=5 bfqmode=$MODE bfqtests=$TESTS"
+	-drive "file=$B/disk.img,if=virtio,format=raw,cache=unsafe"
+	-serial mon:stdio -serial "file:$RES")
+
+if [ "$MODE" = shell ]; then
+	"${qemu[@]}" 2>&1 | tee "$LOG"
+	exit 0
+fi
+
+start=$(date +%s)
+if [ "${QUIET:-0}" = 1 ]; then
+	timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null > "$LOG" 2>&1
+else
+	timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null 2>&1 | tee "$LOG"
+	test "${PIPESTATUS[0]}" -eq 0
+fi
+rc=$?
+echo "guest: $MODE took $(( $(date +%s) - start ))s, console log $LOG" >&2
+
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo "guest: TIMEOUT after ${TIMEOUT}s; last 40 console lines:" >&2
+	tail -n 40 "$LOG" | tr -d '\r' | sed 's/^/  | /' >&2
+	exit 124
+fi
+if ! grep -q '^DONE' "$RES" 2>/dev/null; then
+	echo "guest: the guest died before finishing (qemu rc $rc); last 40 console lines:" >&2
+	tail -n 40 "$LOG" | tr -d '\r' | sed 's/^/  | /' >&2
+	exit 3
+fi
+if grep -nE 'Oops|BUG:|WARNING:|general protection|Call Trace' "$LOG" > "$LOG.splat"; then
+	echo "guest: kernel trouble in the console log:" >&2
+	head -n 20 "$LOG.splat" | tr -d '\r' | sed 's/^/  | /' >&2
+	exit 4
+fi
+rm -f "$LOG.splat"
+exit 0

@@ -1,0 +1,81 @@
+#!/bin/sh
+# Build the guest initramfs build/initramfs.cpio.gz: static busybox, fio with
+# its shared libraries, the distro modules the tests use, our module, the
+# tests and /init (scripts/guest-init.sh).
+# Usage: scripts/mkinitramfs.sh   (env: KVER, TOPDIR)
+set -eu
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+KVER=${KVER:-$(ls -d /usr/src/linux-headers-*-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+B=$TOPDIR/build
+R=$B/initramfs
+OUT=$B/initramfs.cpio.gz
+MODDIR=/lib/modules/$KVER
+KO=$TOPDIR/bfq-iosched.ko
+
+die() { echo "mkinitramfs.sh: $*" >&2; exit 1; }
+[ -f "$KO" ] || die "$KO not built (run make)"
+[ -d "$MODDIR/kernel" ] || die "$MODDIR/kernel missing: install linux-image-$KVER"
+[ -x /bin/busybox ] || die "/bin/busybox missing: install busybox-static"
+
+rm -rf "$R"
+mkdir -p "$R"/bin "$R"/dev "$R"/proc "$R"/sys "$R"/tmp "$R"/etc "$R"/root \
+	"$R"/lib/bfq "$R"/lib/modules-extra "$R"/usr/lib "$R"/lib64 "$R/$MODDIR"
+ln -s bin "$R"/sbin
+ln -s ../bin "$R"/usr/bin
+ln -s ../bin "$R"/usr/sbin
+
+# busybox and one symlink per applet
+cp /bin/busybox "$R"/bin/busybox
+for a in $(/bin/busybox --list); do
+	[ -e "$R/bin/$a" ] || ln -s busybox "$R/bin/$a"
+done
+
+# copy a dynamic binary and everything ldd says it needs (incl. ld.so)
+copy_bin() {
+	rm -f "$R/bin/$(basename "$1")"
+	cp "$1" "$R/bin/"
+	ldd "$1" | awk '/=> \//{print $3} /^[ \t]*\//{print $1}' | while read -r lib; do
+		[ -e "$R$lib" ] && continue
+		mkdir -p "$R$(dirname "$lib")"
+		cp -L "$lib" "$R$lib"
+	done
+}
+copy_bin /usr/bin/fio
+
+# Distro modules and their dependencies, installed under the normal path so
+# that busybox modprobe works with a depmod run on this small tree.
+modpath() { modinfo -k "$KVER" -n "$1"; }
+add_mod() {
+	p=$(modpath "$1") || die "module $1 not found for $KVER"
+	[ -e "$R$p" ] && return 0
+	mkdir -p "$R$(dirname "$p")"
+	cp "$p" "$R$p"
+	for d in $(modinfo -k "$KVER" -F depends "$1" | tr ',' ' '); do
+		add_mod "$d"
+	done
+}
+for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
+	virtio_pci virtio_blk configfs null_blk scsi_debug sd_mod \
+	crct10dif_generic kyber-iosched; do
+	add_mod "$m"
+done
+cp "$MODDIR"/modules.builtin "$MODDIR"/modules.builtin.modinfo "$MODDIR"/modules.order "$R/$MODDIR/"
+depmod -b "$R" "$KVER"
+
+# Our module and the distro bfq live outside /lib/modules so that nothing
+# (modprobe, the kernel's "bfq-iosched" autoload) can pick either up
+# implicitly: tests load exactly the one they want with insmod.
+cp "$KO" "$R"/lib/bfq/bfq-iosched.ko
+cp "$(modpath bfq)" "$R"/lib/modules-extra/distro-bfq.ko
+
+# tests, helpers, init
+mkdir -p "$R"/tests && cp -L "$TOPDIR"/tests/* "$R"/tests/
+mkdir -p "$R"/scripts
+cp "$TOPDIR"/scripts/guest-demo.sh "$R"/scripts/
+cp "$TOPDIR"/scripts/guest-init.sh "$R"/init
+chmod +x "$R"/init
+echo "$KVER" > "$R"/etc/kver
+
+(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+echo "  INITRAMFS $OUT ($(du -h "$OUT" | cut -f1))"
