@@ -1,0 +1,121 @@
+#!/bin/bash
+# Test runner behind "make check".  Runs host tests (# where: host) here,
+# then all selected guest tests (# where: guest) in one QEMU boot.
+# stdout: "ok N - name", "ok N - name # SKIP why", "not ok N - name # why",
+# then one line "P passed, F failed[, S skipped]".  Details go to stderr and
+# build/logs/.  Env: T=name[,name...] (with or without the NN- prefix).
+set -u
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+KVER=${KVER:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+B=$TOPDIR/build
+LOGS=$B/logs
+mkdir -p "$LOGS"
+export TOPDIR KVER
+cd "$TOPDIR" || exit 2
+
+n=0 passed=0 failed=0 skipped=0
+report() {	# report NAME RC REASON
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1)); echo "ok $n - $1"
+	elif [ "$2" -eq 77 ]; then
+		skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP ${3:-}"
+	else
+		failed=$((failed + 1)); echo "not ok $n - $1 # ${3:-exit $2}"
+	fi
+}
+short() { echo "${1#[0-9][0-9]-}"; }	# 10-load-x -> load-x
+field() { sed -n "s/^# $1: *\([^ ]*\).*/\1/p" "$2" | head -n 1; }
+
+# --- select tests
+all=$(ls tests/[0-9][0-9]-*.sh 2>/dev/null | sed 's|tests/||; s|\.sh$||' | sort)
+sel=
+if [ -n "${T:-}" ]; then
+	for want in ${T//,/ }; do
+		hit=
+		for t in $all; do
+			if [ "$t" = "$want" ] || [ "$(short "$t")" = "$want" ] || [ "$t.sh" = "$want" ] || [ "$(short "$t").sh" = "$want" ]; then hit=$t; fi
+		done
+		[ -n "$hit" ] || { echo "check: no test named '$want' (have: $(for t in $all; do short "$t"; done | tr '\n' ' '))" >&2; exit 2; }
+		sel="$sel $hit"
+	done
+else
+	sel=$all
+fi
+
+host= guest= guest_to=0
+for t in $sel; do
+	case $(field where "tests/$t.sh") in
+	host) host="$host $t" ;;
+	guest) guest="$guest $t"; to=$(field timeout "tests/$t.sh"); guest_to=$((guest_to + ${to:-180})) ;;
+	*) report "$(short "$t")" 1 "no '# where: host|guest' line" ;;
+	esac
+done
+
+# --- host tests: one at a time, each with its own timeout and log
+for t in $host; do
+	to=$(field timeout "tests/$t.sh")
+	out=$LOGS/host-$t.log
+	timeout -k 5 "${to:-300}" sh "tests/$t.sh" > "$out" 2>&1
+	rc=$?
+	why=
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why="timed out after ${to:-300}s"
+	elif [ $rc -eq 77 ]; then why=$(sed -n 's/^SKIP: *//p' "$out" | tail -n 1)
+	elif [ $rc -ne 0 ]; then why=$(grep -v '^[[:space:]]*$' "$out" | tail -n 1)
+	fi
+	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
+		{ echo "--- $t failed, last lines of $out:"; tail -n 15 "$out"; } >&2
+	fi
+	report "$(short "$t")" "$rc" "$why"
+done
+
+# --- guest tests: build, pack, boot once
+if [ -n "$guest" ]; then
+	glog=$LOGS/guest-build.log
+	gerr=
+	# W=1 like tests/01-build.sh, so a preceding build test is not redone
+	if ! make -s -C "$TOPDIR" modules W=1 > "$glog" 2>&1; then
+		gerr="module build failed (see $glog)"
+	elif ! scripts/mkinitramfs.sh >> "$glog" 2>&1; then
+		gerr="initramfs build failed (see $glog)"
+	fi
+	if [ -n "$gerr" ]; then
+		tail -n 15 "$glog" >&2
+		for t in $guest; do report "$(short "$t")" 1 "$gerr"; done
+	else
+		list=$(echo $guest | tr ' ' ',')
+		# boot (~20 s) + the tests' own timeouts + the dmesg dump
+		clog=$LOGS/check-$(date +%Y%m%d-%H%M%S).log
+		res=${clog%.log}.results
+		GUEST_LOG=$clog QUIET=1 TIMEOUT=$((guest_to + 120)) scripts/guest.sh check "$list"
+		grc=$?
+		case $grc in
+		124) lost="guest timed out before this test finished" ;;
+		*) lost="guest died before this test finished" ;;
+		esac
+		for t in $guest; do
+			line=$(tr -d '\r' < "$res" 2>/dev/null | grep "^RESULT $t " | tail -n 1)
+			if [ -z "$line" ]; then
+				report "$(short "$t")" 1 "$lost (see log)"
+				continue
+			fi
+			set -- $line
+			rc=$3; shift 3
+			if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
+				{ echo "--- $t failed, its last console lines ($clog):"
+				  tr -d '\r' < "$clog" | sed -n "/^======== $t (timeout/,/^======== $t: rc=/p" | tail -n 15
+				} >&2
+			fi
+			report "$(short "$t")" "$rc" "$*"
+		done
+		if [ $grc -eq 4 ]; then
+			splat=$(head -n 1 "$clog.splat" | tr -d '\r' | cut -d: -f2- | cut -c1-160)
+			report "kernel-log" 1 "kernel trouble on the guest console: $splat"
+		fi
+	fi
+fi
+
+summary="$passed passed, $failed failed"
+[ $skipped -eq 0 ] || summary="$summary, $skipped skipped"
+echo "$summary"
+[ $failed -eq 0 ]

@@ -1,0 +1,165 @@
+# shellcheck shell=sh
+# Helpers for tests/NN-*.sh.  Source with:  . "$(dirname "$0")/lib.sh"
+# Guest helpers run under busybox sh inside QEMU; fail/skip/log also work on
+# the host.  Exit codes: 0 pass, 77 skip, anything else fail.  On failure
+# the last line printed is the reason shown by "make check".
+
+BFQ_KO=/lib/bfq/bfq-iosched.ko			# ours, module name bfq_iosched
+DISTRO_BFQ_KO=/lib/modules-extra/distro-bfq.ko	# Debian's, module name bfq
+TRACEFS=/sys/kernel/tracing
+SPLAT_RE='Oops|BUG:|WARNING:|general protection|Call Trace'
+
+log()  { echo "$*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+# mod_loaded NAME: is module NAME (underscores, as in lsmod) loaded?
+mod_loaded() { grep -q "^$1 " /proc/modules; }
+
+# get_sched DEV: print the active scheduler of /dev/DEV ("none", "bfq", ...)
+get_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$1/queue/scheduler"; }
+
+# set_sched DEV NAME: select scheduler NAME for DEV and check it is active.
+set_sched() {
+	_f=/sys/block/$1/queue/scheduler
+	[ -e "$_f" ] || { echo "set_sched: no $_f"; return 1; }
+	echo "$2" > "$_f" 2>/dev/null ||
+		{ echo "set_sched: cannot select $2 on $1 ($(cat "$_f"))"; return 1; }
+	[ "$(get_sched "$1")" = "$2" ] ||
+		{ echo "set_sched: $1 shows '$(cat "$_f")' after selecting $2"; return 1; }
+}
+
+# sched_away NAME: move every device using scheduler NAME to mq-deadline
+# (or none if that is not offered).
+sched_away() {
+	for _f in /sys/block/*/queue/scheduler; do
+		grep -q "\[$1\]" "$_f" || continue
+		if grep -q mq-deadline "$_f"; then echo mq-deadline > "$_f"; else echo none > "$_f"; fi
+	done
+}
+
+# load_bfq [PARAM=VALUE...]: insmod our module (no-op if already loaded).
+# Refuses while the distro bfq is loaded: both register elevator "bfq".
+load_bfq() {
+	mod_loaded bfq && { echo "load_bfq: distro bfq is loaded, refusing"; return 1; }
+	mod_loaded bfq_iosched && return 0
+	insmod "$BFQ_KO" "$@"
+}
+
+# unload_bfq: switch devices away from bfq, then rmmod our module.
+unload_bfq() {
+	mod_loaded bfq_iosched || return 0
+	sched_away bfq
+	rmmod bfq_iosched
+}
+
+# load_distro_bfq / unload_distro_bfq: the same for Debian's bfq.ko.
+load_distro_bfq() {
+	mod_loaded bfq_iosched && { echo "load_distro_bfq: our bfq_iosched is loaded, refusing"; return 1; }
+	mod_loaded bfq && return 0
+	insmod "$DISTRO_BFQ_KO" "$@"
+}
+unload_distro_bfq() {
+	mod_loaded bfq || return 0
+	sched_away bfq
+	rmmod bfq
+}
+
+# wait_dev NAME [SECONDS]: wait for /dev/NAME to appear (default 10 s).
+wait_dev() {
+	_n=$(( ${2:-10} * 10 ))
+	while [ ! -b "/dev/$1" ] && [ "$_n" -gt 0 ]; do sleep 0.1; _n=$((_n - 1)); done
+	[ -b "/dev/$1" ] || { echo "wait_dev: /dev/$1 did not appear"; return 1; }
+}
+
+# nullb_load 'PARAMS': (re)load null_blk with module parameters, e.g.
+#   nullb_load 'queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1'
+# and wait for /dev/nullb0.  nullb_create is the same thing.
+nullb_load() {
+	mod_loaded null_blk && { nullb_unload || return 1; }
+	# shellcheck disable=SC2086 # word splitting of PARAMS is wanted
+	modprobe null_blk $* || { echo "nullb_load: modprobe null_blk $* failed"; return 1; }
+	wait_dev nullb0 5
+}
+nullb_create() { nullb_load "$@"; }
+nullb_unload() { ! mod_loaded null_blk || rmmod null_blk; }
+
+# sdebug_load 'PARAMS': load scsi_debug (+ sd_mod) and print its disk name.
+sdebug_load() {
+	modprobe crct10dif_generic 2>/dev/null
+	# shellcheck disable=SC2086
+	modprobe scsi_debug $* && modprobe sd_mod || return 1
+	_n=50
+	while [ "$_n" -gt 0 ]; do
+		for _d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
+			[ -e "$_d" ] && { wait_dev "${_d##*/}" >/dev/null && echo "${_d##*/}"; return 0; }
+		done
+		sleep 0.1; _n=$((_n - 1))
+	done
+	echo "sdebug_load: no scsi_debug disk appeared" >&2; return 1
+}
+sdebug_unload() { ! mod_loaded scsi_debug || rmmod scsi_debug; }
+
+# iosched DEV ATTR [VALUE]: read (or write) /sys/block/DEV/queue/iosched/ATTR.
+iosched() {
+	if [ $# -ge 3 ]; then echo "$3" > "/sys/block/$1/queue/iosched/$2"
+	else cat "/sys/block/$1/queue/iosched/$2"; fi
+}
+
+# fio_run [-i CLASS:LEVEL] FIO-ARGS...: run fio with terse (--minimal,
+# version 3) output on stdout, one ';'-separated line per job; optionally
+# under "ionice -c CLASS -n LEVEL".  Fails if fio fails or a job reports a
+# non-zero error field.  Typical use:
+#   fio_run -i 2:7 --name=lo --filename=/dev/nullb0 --rw=read ... > /tmp/lo.t &
+fio_run() {
+	_wrap=
+	if [ "$1" = -i ]; then _wrap="ionice -c ${2%%:*} -n ${2#*:}"; shift 2; fi
+	# shellcheck disable=SC2086
+	_out=$($_wrap fio --minimal --terse-version=3 "$@")
+	_rc=$?
+	printf '%s\n' "$_out"
+	[ $_rc -eq 0 ] || { echo "fio_run: fio exited $_rc" >&2; return $_rc; }
+	printf '%s\n' "$_out" | awk -F';' '$1 == 3 && $5 != 0 { bad = 1 } END { exit bad }' ||
+		{ echo "fio_run: a job reported an error" >&2; return 1; }
+}
+
+# fio_field FILE JOB N: field N of JOB's terse line in FILE (JOB "" = first).
+# Terse v3 fields (fio HOWTO): 3 jobname, 5 error, 6 read KiB, 7 read bw
+# KiB/s, 8 read IOPS, 47 write KiB, 48 write bw KiB/s, 49 write IOPS.
+fio_field() {
+	awk -F';' -v j="$2" -v n="$3" '$1 == 3 && (j == "" || $3 == j) { print $n; exit }' "$1"
+}
+fio_read_bw()  { fio_field "$1" "${2:-}" 7; }	# FILE [JOB]: KiB/s
+fio_write_bw() { fio_field "$1" "${2:-}" 48; }	# FILE [JOB]: KiB/s
+fio_err()      { fio_field "$1" "${2:-}" 5; }	# FILE [JOB]: errno, 0 = ok
+
+# check_dmesg: fail if the kernel log shows Oops/BUG/WARNING/... since this
+# test started (the guest runner marks each start in /dev/kmsg).
+check_dmesg() {
+	if [ -n "${BFQ_TEST:-}" ] && dmesg | grep -q "bfq-test: start $BFQ_TEST\$"; then
+		_bad=$(dmesg | sed -n "/bfq-test: start $BFQ_TEST\$/,\$p" | grep -E "$SPLAT_RE")
+	else
+		_bad=$(dmesg | grep -E "$SPLAT_RE")
+	fi
+	[ -z "$_bad" ] || fail "kernel log: $(echo "$_bad" | head -n 1)"
+}
+
+# trace_on [EVENT...]: clear the trace buffer and enable events/bfq/EVENT
+# (all bfq events if none given).  trace_off: disable them again.
+# trace_dump: print the trace buffer.
+trace_on() {
+	[ -d "$TRACEFS/events/bfq" ] || { echo "trace_on: no bfq trace events"; return 1; }
+	echo 0 > "$TRACEFS/tracing_on"
+	echo > "$TRACEFS/trace"
+	if [ $# -eq 0 ]; then
+		echo 1 > "$TRACEFS/events/bfq/enable" || return 1
+	else
+		for _e in "$@"; do
+			echo 1 > "$TRACEFS/events/bfq/$_e/enable" ||
+				{ echo "trace_on: no event bfq/$_e"; return 1; }
+		done
+	fi
+	echo 1 > "$TRACEFS/tracing_on"
+}
+trace_off() { [ ! -d "$TRACEFS/events/bfq" ] || echo 0 > "$TRACEFS/events/bfq/enable"; }
+trace_dump() { cat "$TRACEFS/trace"; }
