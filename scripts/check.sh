@@ -43,7 +43,7 @@ else
 	sel=$all
 fi
 
-host= guest= guest_to=0
+host='' guest='' guest_to=0
 for t in $sel; do
 	case $(field where "tests/$t.sh") in
 	host) host="$host $t" ;;

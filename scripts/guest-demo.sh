@@ -17,6 +17,7 @@ nullb_load 'queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 subm
 set_sched $dev bfq || exit 1
 echo 128 > /sys/block/$dev/queue/nr_requests
 echo "--- two sequential readers on $dev (depth 1, nr_requests 128), 5 s"
+# $common is split into words on purpose below
 common="--filename=/dev/$dev --rw=read --bs=64k --ioengine=psync --direct=1 --time_based --runtime=5"
 fio_run -i 2:0 --name=prio0 $common --offset=0 > /tmp/p0.t &
 fio_run -i 2:7 --name=prio7 $common --offset=512m > /tmp/p7.t &
