@@ -5,12 +5,12 @@
  * Reference counting of a bfq_queue (all under bfq_data.lock):
  *  - the io context's bfq_io_cq holds one on its sync queue, dropped
  *    when the process's context exits (bfq_exit_icq);
- *  - the async table of the device holds one on each async queue;
+ *  - the async table of the device or group holds one on each async queue;
  *  - every request assigned to the queue holds one until it is freed;
  *  - the queue in service holds one, so idling on a queue whose process
  *    has exited stays safe.
  * A queue with requests is therefore never freed; a freed queue is taken
- * off the idle tree it may still be on.
+ * off the idle tree it may still be on, and lets go of its group.
  */
 #include <linux/ioprio.h>
 #include <linux/sched.h>
@@ -71,7 +71,7 @@ static void bfq_set_prio(struct bfq_queue *bfqq, int prio)
 }
 
 void bfq_init_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		    bool sync, pid_t pid, int prio)
+		    struct bfq_group *bfqg, bool sync, pid_t pid, int prio)
 {
 	memset(bfqq, 0, sizeof(*bfqq));
 	bfqq->bfqd = bfqd;
@@ -80,7 +80,14 @@ void bfq_init_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->pid = pid;
 	bfqq->sort_list = RB_ROOT;
 	INIT_LIST_HEAD(&bfqq->fifo);
-	bfqq->entity.sd = &bfqd->root_sd;
+	bfqq->bfqg = bfqg;
+	if (bfqg) {
+		bfq_group_get(bfqg);
+		bfqq->entity.parent = &bfqg->entity;
+		bfqq->entity.sd = &bfqg->sd;
+	} else {
+		bfqq->entity.sd = &bfqd->root_sd;
+	}
 	bfq_set_prio(bfqq, prio);
 	bfqq->entity.class = bfqq->entity.new_class;
 	bfqq->entity.weight = bfqq->entity.new_weight;
@@ -89,7 +96,8 @@ void bfq_init_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	list_add_tail(&bfqq->all, &bfqd->queues);
 }
 
-static struct bfq_queue *bfq_new_queue(struct bfq_data *bfqd, bool sync,
+static struct bfq_queue *bfq_new_queue(struct bfq_data *bfqd,
+				       struct bfq_group *bfqg, bool sync,
 				       pid_t pid, int prio)
 {
 	struct bfq_queue *bfqq;
@@ -99,7 +107,7 @@ static struct bfq_queue *bfq_new_queue(struct bfq_data *bfqd, bool sync,
 				     bfqd->queue->node);
 	if (!bfqq)
 		return NULL;
-	bfq_init_queue(bfqd, bfqq, sync, pid, prio);
+	bfq_init_queue(bfqd, bfqq, bfqg, sync, pid, prio);
 	return bfqq;
 }
 
@@ -114,16 +122,19 @@ void bfq_put_queue(struct bfq_queue *bfqq)
 		return;
 	bfq_forget(&bfqq->entity);
 	list_del(&bfqq->all);
+	if (bfqq->bfqg)
+		bfq_group_put(bfqq->bfqg);
 	kmem_cache_free(bfq_queue_cache, bfqq);
 }
 
-static struct bfq_queue **async_slot(struct bfq_data *bfqd, int prio)
+static struct bfq_queue **async_slot(struct bfq_data *bfqd,
+				     struct bfq_group *bfqg, int prio)
 {
 	enum bfq_class class;
 	unsigned int level;
 
 	prio_unpack(prio, &class, &level);
-	return &bfqd->async[class][level];
+	return bfqg ? &bfqg->async[class][level] : &bfqd->async[class][level];
 }
 
 /* The queue a bio of this context goes to, if it exists; no allocation. */
@@ -132,17 +143,20 @@ struct bfq_queue *bfq_bio_queue(struct bfq_data *bfqd, struct bio *bio,
 {
 	if (op_is_sync(bio->bi_opf))
 		return bic->sync_bfqq;
-	return *async_slot(bfqd, READ_ONCE(bic->prio));
+	return *async_slot(bfqd, bfq_bio_group(bfqd, bio),
+			   READ_ONCE(bic->prio));
 }
 
 /*
  * The queue of a request being inserted, with a reference for it.  When no
  * context or queue can be had, the request goes to the device's shared
- * fallback queue rather than fail.
+ * fallback queue rather than fail.  A process that moved to another cgroup
+ * gets a new sync queue there; the old one serves what it holds and dies.
  */
 struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_io_cq *bic = rq->elv.icq ? icq_to_bic(rq->elv.icq) : NULL;
+	struct bfq_group *bfqg = bfq_bio_group(bfqd, rq->bio);
 	struct bfq_queue **slot, *bfqq;
 	int prio;
 
@@ -151,10 +165,18 @@ struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
 		goto out;
 	}
 	prio = READ_ONCE(bic->prio);
-	slot = rq_is_sync(rq) ? &bic->sync_bfqq : async_slot(bfqd, prio);
+	if (rq_is_sync(rq)) {
+		slot = &bic->sync_bfqq;
+		if (*slot && (*slot)->bfqg != bfqg) {
+			bfq_put_queue(*slot);
+			*slot = NULL;
+		}
+	} else {
+		slot = async_slot(bfqd, bfqg, prio);
+	}
 	bfqq = *slot;
 	if (!bfqq) {
-		bfqq = bfq_new_queue(bfqd, rq_is_sync(rq),
+		bfqq = bfq_new_queue(bfqd, bfqg, rq_is_sync(rq),
 				     rq_is_sync(rq) ? bic->pid : 0, prio);
 		if (!bfqq) {
 			bfqq = &bfqd->oom_bfqq;
@@ -169,15 +191,16 @@ out:
 	return bfqq;
 }
 
-void bfq_put_async_queues(struct bfq_data *bfqd)
+/* Drop a device's or a group's table of async queues; they drain alone. */
+void bfq_put_async_queues(struct bfq_queue *async[][IOPRIO_NR_LEVELS])
 {
 	int c, l;
 
 	for (c = 0; c < BFQ_NR_CLASSES; c++)
 		for (l = 0; l < IOPRIO_NR_LEVELS; l++) {
-			if (bfqd->async[c][l])
-				bfq_put_queue(bfqd->async[c][l]);
-			bfqd->async[c][l] = NULL;
+			if (async[c][l])
+				bfq_put_queue(async[c][l]);
+			async[c][l] = NULL;
 		}
 }
 

@@ -202,6 +202,10 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
 	bfqq->expiries[reason]++;
 	bfqd->total_expiries[reason]++;
+	if (bfqq->bfqg && reason == BFQ_EXP_EXHAUSTED)
+		bfqq->bfqg->exhausted++;
+	if (bfqq->bfqg && reason == BFQ_EXP_TIMEOUT)
+		bfqq->bfqg->timeout++;
 	trace_bfq_expire(bfqq, reason, served, div_u64(elapsed, NSEC_PER_USEC));
 
 	bfqd->in_service = NULL;
@@ -256,7 +260,7 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 		}
 	}
 
-	e = bfq_next_entity(&bfqd->root_sd);
+	e = bfq_next_queue(&bfqd->root_sd);
 	if (!e)
 		return NULL;
 	bfqq = bfq_entity_queue(e);
@@ -297,6 +301,7 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 {
 	struct request *rq;
 	struct bfq_queue *bfqq;
+	struct bfq_group *bfqg;
 	u64 now;
 
 	rq = list_first_entry_or_null(&bfqd->dispatch, struct request,
@@ -321,6 +326,8 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 		bfqq->turn_start_ns = now;
 	bfqq->turn_rqs++;
 	bfqq->total_served += blk_rq_sectors(rq);
+	for (bfqg = bfqq->bfqg; bfqg; bfqg = bfqg->parent)
+		bfqg->sectors += blk_rq_sectors(rq);
 	bfq_served(&bfqq->entity, blk_rq_sectors(rq));
 	bfqd->last_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	trace_bfq_dispatch(bfqq, rq);
@@ -604,6 +611,7 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 {
 	struct elevator_queue *eq;
 	struct bfq_data *bfqd;
+	int ret;
 
 	eq = elevator_alloc(q, e);
 	if (!eq)
@@ -619,6 +627,7 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	bfq_sched_init(&bfqd->root_sd);
 	INIT_LIST_HEAD(&bfqd->dispatch);
 	INIT_LIST_HEAD(&bfqd->queues);
+	INIT_LIST_HEAD(&bfqd->groups);
 	hrtimer_init(&bfqd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	bfqd->idle_timer.function = bfq_idle_timer_fn;
 
@@ -632,12 +641,19 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	bfqd->back_seek_max = 16384;
 	bfqd->back_seek_penalty = 2;
 	/* shared by whoever could not get a queue: no idling for it */
-	bfq_init_queue(bfqd, &bfqd->oom_bfqq, false, 0,
+	bfq_init_queue(bfqd, &bfqd->oom_bfqq, NULL, false, 0,
 		       IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM));
 
+	/* the group callbacks find bfqd through q->elevator */
+	q->elevator = eq;
+	ret = bfq_cgroup_activate(bfqd);
+	if (ret) {
+		kfree(bfqd);
+		kobject_put(&eq->kobj);
+		return ret;
+	}
 	/* one scheduler state for all hardware queues */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
-	q->elevator = eq;
 	return 0;
 }
 
@@ -649,9 +665,11 @@ static void bfq_exit_sched(struct elevator_queue *eq)
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service)
 		bfq_expire(bfqd, BFQ_EXP_NO_MORE, ktime_get_ns());
-	bfq_put_async_queues(bfqd);
+	bfq_put_async_queues(bfqd->async);
 	list_del(&bfqd->oom_bfqq.all);
 	spin_unlock_irq(&bfqd->lock);
+	/* offlines every group; with no queue left, each one dies */
+	bfq_cgroup_deactivate(bfqd);
 	kfree(bfqd);
 }
 
@@ -737,8 +755,9 @@ static int bfq_queues_show(void *data, struct seq_file *m)
 	list_for_each_entry(bfqq, &bfqd->queues, all) {
 		struct bfq_entity *e = &bfqq->entity;
 
-		seq_printf(m, "pid=%d %s class=%s weight=%u budget=%u next_budget=%u served=%llu queued=%u dispatched=%u",
-			   bfqq->pid, bfqq->sync ? "sync" : "async",
+		seq_printf(m, "pid=%d cgroup=%llu %s class=%s weight=%u budget=%u next_budget=%u served=%llu queued=%u dispatched=%u",
+			   bfqq->pid, bfq_queue_cgroup_id(bfqq),
+			   bfqq->sync ? "sync" : "async",
 			   bfq_class_names[e->class], e->weight, e->budget,
 			   bfqq->next_budget, bfqq->total_served,
 			   bfqq->queued, bfqq->dispatched);
@@ -777,9 +796,22 @@ static int bfq_stats_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+/* debugfs sched/bfq_groups: every cgroup on this device. */
+static int bfq_groups_attr_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct bfq_data *bfqd = q->elevator->elevator_data;
+
+	spin_lock_irq(&bfqd->lock);
+	bfq_groups_show(bfqd, m);
+	spin_unlock_irq(&bfqd->lock);
+	return 0;
+}
+
 static const struct blk_mq_debugfs_attr bfq_debugfs_attrs[] = {
 	{ "bfq_queues", 0400, bfq_queues_show },
 	{ "bfq_stats", 0400, bfq_stats_show },
+	{ "bfq_groups", 0400, bfq_groups_attr_show },
 	{},
 };
 #endif
@@ -820,15 +852,25 @@ static int __init bfq_init(void)
 
 	if (ret)
 		return ret;
+	ret = bfq_cgroup_register();
+	if (ret)
+		goto out_slab;
 	ret = elv_register(&bfq_elv);
 	if (ret)
-		bfq_slab_exit();
+		goto out_cgroup;
+	return 0;
+
+out_cgroup:
+	bfq_cgroup_unregister();
+out_slab:
+	bfq_slab_exit();
 	return ret;
 }
 
 static void __exit bfq_exit(void)
 {
 	elv_unregister(&bfq_elv);
+	bfq_cgroup_unregister();
 	bfq_slab_exit();
 }
 

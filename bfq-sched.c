@@ -129,28 +129,14 @@ static void insert_active(struct bfq_entity *e)
 	tree_insert(&entity_st(e)->active, e);
 }
 
-/*
- * A non-backlogged entity gets requests: it starts at V, or at its old F if
- * it went idle so recently that it is still on the idle tree.
- */
-void bfq_activate(struct bfq_entity *e)
+static bool sd_backlogged(struct bfq_sched_data *sd)
 {
-	for (; e && !e->active; e = e->parent) {
-		struct bfq_service_tree *st = entity_st(e);
-		u64 start = st->vtime;
+	int i;
 
-		if (e->tree) {
-			if (vt_after(e->finish, start))
-				start = e->finish;
-			tree_remove(e);
-		}
-		if (apply_prio(e))
-			start = entity_st(e)->vtime;
-		e->start = start;
-		e->active = true;
-		entity_st(e)->wsum += e->weight;
-		insert_active(e);
-	}
+	for (i = 0; i < BFQ_NR_CLASSES; i++)
+		if (!RB_EMPTY_ROOT(&sd->st[i].active))
+			return true;
+	return false;
 }
 
 /* The eligible entity with the smallest F, V moved up if none is. */
@@ -177,23 +163,64 @@ static struct bfq_entity *lookup_next(struct bfq_service_tree *st)
 	return NULL;	/* not reached: the root's min_start is <= V */
 }
 
-/* Pick and take off its tree the next entity of @sd; classes are strict. */
-struct bfq_entity *bfq_next_entity(struct bfq_sched_data *sd)
+/* The entity @sd would serve next; classes are strict. */
+static struct bfq_entity *peek_next(struct bfq_sched_data *sd)
 {
 	int i;
 
-	for (i = 0; i < BFQ_NR_CLASSES; i++) {
-		struct bfq_service_tree *st = &sd->st[i];
-		struct bfq_entity *e;
+	for (i = 0; i < BFQ_NR_CLASSES; i++)
+		if (!RB_EMPTY_ROOT(&sd->st[i].active))
+			return lookup_next(&sd->st[i]);
+	return NULL;
+}
 
-		if (RB_EMPTY_ROOT(&st->active))
-			continue;
-		e = lookup_next(st);
+/*
+ * A non-backlogged entity gets requests: it starts at V, or at its old F if
+ * it went idle so recently that it is still on the idle tree.  Its groups
+ * become backlogged with it; a group's budget is that of the child it will
+ * serve.
+ */
+void bfq_activate(struct bfq_entity *e)
+{
+	unsigned int budget = e->budget;
+
+	for (; e && !e->active; e = e->parent) {
+		struct bfq_service_tree *st = entity_st(e);
+		u64 start = st->vtime;
+
+		if (e->tree) {
+			if (vt_after(e->finish, start))
+				start = e->finish;
+			tree_remove(e);
+		}
+		if (apply_prio(e))
+			start = entity_st(e)->vtime;
+		e->start = start;
+		e->budget = budget;
+		e->active = true;
+		entity_st(e)->wsum += e->weight;
+		insert_active(e);
+	}
+}
+
+/*
+ * Walk down from the device level, taking the next entity of each level
+ * off its tree, to the queue to serve next.
+ */
+struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd)
+{
+	struct bfq_entity *e;
+
+	for (;;) {
+		e = peek_next(sd);
+		if (!e)
+			return NULL;
 		tree_remove(e);
 		sd->in_service = e;
-		return e;
+		if (!e->my_sd)
+			return e;
+		sd = e->my_sd;
 	}
-	return NULL;
 }
 
 /* Charge @sectors to @e and its ancestors; V advances by sectors / wsum. */
@@ -219,30 +246,44 @@ static void go_idle(struct bfq_entity *e)
 }
 
 /*
- * The entity in service leaves it: its F becomes S + service / weight.
- * If still backlogged it starts its next turn at that F with its new
- * budget (set by the caller), otherwise it goes idle.
+ * The queue in service, and with it each group above it, leaves service:
+ * F becomes S + service / weight.  An entity still backlogged starts its
+ * next turn at that F with its new budget (the caller sets the queue's),
+ * otherwise it goes idle.
  */
 void bfq_requeue(struct bfq_entity *e, bool backlogged)
 {
-	e->sd->in_service = NULL;
-	e->finish = e->start + vt_delta(e->service, e->weight);
-	e->service = 0;
-	if (!backlogged) {
-		go_idle(e);
-		return;
+	for (; e; e = e->parent) {
+		e->sd->in_service = NULL;
+		e->finish = e->start + vt_delta(e->service, e->weight);
+		e->service = 0;
+		if (backlogged) {
+			e->start = e->finish;
+			if (apply_prio(e))
+				e->start = entity_st(e)->vtime;
+			insert_active(e);
+		} else {
+			go_idle(e);
+		}
+		if (!e->parent)
+			break;
+		backlogged = sd_backlogged(e->sd);
+		if (backlogged)
+			e->parent->budget = peek_next(e->sd)->budget;
 	}
-	e->start = e->finish;
-	if (apply_prio(e))
-		e->start = entity_st(e)->vtime;
-	insert_active(e);
 }
 
-/* A backlogged entity, not in service, lost its last request to a merge. */
+/*
+ * A backlogged entity, not in service, lost its last request to a merge;
+ * groups left with nothing backlogged, and not in service, follow it.
+ */
 void bfq_deactivate(struct bfq_entity *e)
 {
-	tree_remove(e);
-	go_idle(e);
+	do {
+		tree_remove(e);
+		go_idle(e);
+		e = e->parent;
+	} while (e && e->tree && !sd_backlogged(e->my_sd));
 }
 
 /* The entity is about to be freed: nothing may point at it any more. */

@@ -30,6 +30,7 @@ TRACE_EVENT(bfq_budget,
 	TP_STRUCT__entry(
 		__field(dev_t, dev)
 		__field(pid_t, pid)
+		__field(u64, cgroup)
 		__field(int, class)
 		__field(unsigned int, weight)
 		__field(unsigned int, budget)
@@ -37,12 +38,14 @@ TRACE_EVENT(bfq_budget,
 	TP_fast_assign(
 		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
 		__entry->pid = bfqq->pid;
+		__entry->cgroup = bfq_queue_cgroup_id(bfqq);
 		__entry->class = bfqq->entity.class;
 		__entry->weight = bfqq->entity.weight;
 		__entry->budget = bfqq->entity.budget;
 	),
-	TP_printk("dev=%d,%d pid=%d class=%s weight=%u budget=%u",
+	TP_printk("dev=%d,%d pid=%d cgroup=%llu class=%s weight=%u budget=%u",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		  __entry->cgroup,
 		  bfq_trace_class(__entry->class), __entry->weight,
 		  __entry->budget)
 );
@@ -55,6 +58,7 @@ TRACE_EVENT(bfq_expire,
 	TP_STRUCT__entry(
 		__field(dev_t, dev)
 		__field(pid_t, pid)
+		__field(u64, cgroup)
 		__field(int, reason)
 		__field(unsigned int, budget)
 		__field(unsigned int, served)
@@ -64,14 +68,16 @@ TRACE_EVENT(bfq_expire,
 	TP_fast_assign(
 		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
 		__entry->pid = bfqq->pid;
+		__entry->cgroup = bfq_queue_cgroup_id(bfqq);
 		__entry->reason = reason;
 		__entry->budget = bfqq->entity.budget;
 		__entry->served = served;
 		__entry->elapsed_us = elapsed_us;
 		__entry->next_budget = bfqq->next_budget;
 	),
-	TP_printk("dev=%d,%d pid=%d reason=%s budget=%u served=%u elapsed_us=%llu next_budget=%u",
+	TP_printk("dev=%d,%d pid=%d cgroup=%llu reason=%s budget=%u served=%u elapsed_us=%llu next_budget=%u",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		  __entry->cgroup,
 		  bfq_trace_reason(__entry->reason), __entry->budget,
 		  __entry->served, __entry->elapsed_us, __entry->next_budget)
 );
@@ -83,17 +89,20 @@ TRACE_EVENT(bfq_dispatch,
 	TP_STRUCT__entry(
 		__field(dev_t, dev)
 		__field(pid_t, pid)
+		__field(u64, cgroup)
 		__field(sector_t, sector)
 		__field(unsigned int, nr_sectors)
 	),
 	TP_fast_assign(
 		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
 		__entry->pid = bfqq->pid;
+		__entry->cgroup = bfq_queue_cgroup_id(bfqq);
 		__entry->sector = blk_rq_pos(rq);
 		__entry->nr_sectors = blk_rq_sectors(rq);
 	),
-	TP_printk("dev=%d,%d pid=%d sector=%llu nr_sectors=%u",
+	TP_printk("dev=%d,%d pid=%d cgroup=%llu sector=%llu nr_sectors=%u",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		  __entry->cgroup,
 		  (unsigned long long)__entry->sector, __entry->nr_sectors)
 );
 

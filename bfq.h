@@ -13,6 +13,9 @@
 #include <linux/hrtimer.h>
 #include <linux/iocontext.h>
 #include <linux/rbtree.h>
+#include <linux/refcount.h>
+
+#include "blk-cgroup.h"
 
 /* Virtual times are sectors * 2^BFQ_VT_SHIFT / weight. */
 #define BFQ_VT_SHIFT		22
@@ -57,6 +60,7 @@ struct bfq_entity {
 	bool active;			/* backlogged: counted in the weight sum */
 	struct bfq_entity *parent;	/* NULL at the device level */
 	struct bfq_sched_data *sd;	/* the level this entity belongs to */
+	struct bfq_sched_data *my_sd;	/* a group's children; NULL for queues */
 };
 
 struct bfq_service_tree {
@@ -66,16 +70,41 @@ struct bfq_service_tree {
 	unsigned long wsum;		/* weights of active entities */
 };
 
-/* One scheduling level: the device, or (later) a group. */
+/* One scheduling level: the device, or a group. */
 struct bfq_sched_data {
 	struct bfq_entity *in_service;
 	struct bfq_service_tree st[BFQ_NR_CLASSES];
+};
+
+/*
+ * A cgroup on one device (see bfq-cgroup.c for its lifetime).  The root
+ * cgroup has none: its queues live at the device level, bfq_data.root_sd.
+ */
+struct bfq_group {
+	struct blkg_policy_data pd;	/* blkcg core's part */
+	struct bfq_entity entity;	/* in the parent group's level */
+	struct bfq_sched_data sd;	/* the level of its children */
+	struct bfq_data *bfqd;
+	struct bfq_group *parent;	/* NULL below the root cgroup */
+	struct bfq_queue *async[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
+	refcount_t ref;			/* the blkcg core's and the scheduler's */
+	unsigned int children;		/* queues and groups whose parent it is */
+	bool online;
+	unsigned int dev_weight;	/* this device's weight, 0 = default */
+	u64 cgroup_id;
+	struct list_head node;		/* on bfq_data.groups while online */
+
+	/* statistics: io.stat and debugfs */
+	u64 sectors;			/* served to queues in its subtree */
+	unsigned long exhausted;	/* expiries of its own queues */
+	unsigned long timeout;
 };
 
 /* The requests of one process (sync), or shared async ones, on a device. */
 struct bfq_queue {
 	struct bfq_entity entity;
 	struct bfq_data *bfqd;
+	struct bfq_group *bfqg;		/* NULL at the device level */
 	int ref;
 	pid_t pid;			/* 0 for async queues */
 	bool sync;
@@ -110,6 +139,7 @@ struct bfq_data {
 	struct bfq_queue *in_service;	/* holds a reference */
 	struct list_head dispatch;	/* at-head and passthrough requests */
 	struct list_head queues;	/* every bfq_queue of this device */
+	struct list_head groups;	/* online bfq_groups of this device */
 	/* async queues shared by all processes of a class and level */
 	struct bfq_queue *async[BFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct bfq_queue oom_bfqq;	/* when no queue can be allocated */
@@ -155,7 +185,7 @@ static inline struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
 /* bfq-sched.c: B-WF2Q+ */
 void bfq_sched_init(struct bfq_sched_data *sd);
 void bfq_activate(struct bfq_entity *e);
-struct bfq_entity *bfq_next_entity(struct bfq_sched_data *sd);
+struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd);
 void bfq_served(struct bfq_entity *e, unsigned int sectors);
 void bfq_requeue(struct bfq_entity *e, bool backlogged);
 void bfq_deactivate(struct bfq_entity *e);
@@ -171,10 +201,21 @@ struct bfq_queue *bfq_bio_queue(struct bfq_data *bfqd, struct bio *bio,
 void bfq_get_queue(struct bfq_queue *bfqq);
 void bfq_put_queue(struct bfq_queue *bfqq);
 void bfq_init_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-		    bool sync, pid_t pid, int prio);
-void bfq_put_async_queues(struct bfq_data *bfqd);
+		    struct bfq_group *bfqg, bool sync, pid_t pid, int prio);
+void bfq_put_async_queues(struct bfq_queue *async[][IOPRIO_NR_LEVELS]);
 void bfq_init_icq(struct io_cq *icq);
 void bfq_exit_icq(struct io_cq *icq);
+
+/* bfq-cgroup.c: groups */
+int bfq_cgroup_register(void);
+void bfq_cgroup_unregister(void);
+int bfq_cgroup_activate(struct bfq_data *bfqd);
+void bfq_cgroup_deactivate(struct bfq_data *bfqd);
+struct bfq_group *bfq_bio_group(struct bfq_data *bfqd, struct bio *bio);
+void bfq_group_get(struct bfq_group *bfqg);
+void bfq_group_put(struct bfq_group *bfqg);
+u64 bfq_queue_cgroup_id(struct bfq_queue *bfqq);
+void bfq_groups_show(struct bfq_data *bfqd, struct seq_file *m);
 
 /* bfq-iosched.c: budgets */
 unsigned int bfq_default_budget(struct bfq_data *bfqd);
