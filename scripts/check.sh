@@ -93,8 +93,11 @@ if [ -n "$guest" ]; then
 		124) lost="guest timed out before this test finished" ;;
 		*) lost="guest died before this test finished" ;;
 		esac
+		declare -A seen=()
 		for t in $guest; do
-			line=$(tr -d '\r' < "$res" 2>/dev/null | grep "^RESULT $t " | tail -n 1)
+			# the k-th time a test is listed gets its k-th RESULT line
+			seen[$t]=$(( ${seen[$t]:-0} + 1 ))
+			line=$(tr -d '\r' < "$res" 2>/dev/null | grep "^RESULT $t " | sed -n "${seen[$t]}p")
 			if [ -z "$line" ]; then
 				report "$(short "$t")" 1 "$lost (see log)"
 				continue

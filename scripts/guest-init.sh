@@ -33,6 +33,7 @@ while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
 arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 mode=$(arg bfqmode)
+seq=0
 tests=$(arg bfqtests | tr ',' ' ')
 
 # Run one test in its own session (so a timeout can kill all it started),
@@ -42,10 +43,12 @@ run_test() {
 	out=/tmp/$1.out
 	to=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
 	to=${to:-180}
-	echo "bfq-test: start $1" > /dev/kmsg
+	seq=$((seq + 1))	# a test may be listed more than once
+	mark="bfq-test: start $1 #$seq"
+	echo "$mark" > /dev/kmsg
 	echo "======== $1 (timeout ${to}s)"
 	rm -f /tmp/timedout
-	BFQ_TEST=$1 setsid sh -o pipefail -c 'cd /tests && sh "$1" 2>&1 | tee "$2"' sh "$t" "$out" &
+	BFQ_TEST=$1 BFQ_TEST_MARK=$mark setsid sh -o pipefail -c 'cd /tests && sh "$1" 2>&1 | tee "$2"' sh "$t" "$out" &
 	pid=$!
 	( sleep "$to"; echo 1 > /tmp/timedout; kill -KILL -"$pid" ) 2>/dev/null &
 	wd=$!
@@ -62,7 +65,7 @@ run_test() {
 		why=$(grep -v '^[[:space:]]*$' "$out" | tail -n 1)
 	fi
 	# a kernel splat during the test fails it, whatever it printed
-	splat=$(dmesg | sed -n '/bfq-test: start '"$1"'$/,$p' | \
+	splat=$(dmesg | sed -n "/$mark\$/,\$p" | \
 		grep -E 'Oops|BUG:|WARNING:|general protection|Call Trace' | head -n 1)
 	if [ -n "$splat" ]; then
 		[ $rc -eq 0 ] || [ $rc -eq 77 ] && rc=1

@@ -136,8 +136,8 @@ fio_err()      { fio_field "$1" "${2:-}" 5; }	# FILE [JOB]: errno, 0 = ok
 # check_dmesg: fail if the kernel log shows Oops/BUG/WARNING/... since this
 # test started (the guest runner marks each start in /dev/kmsg).
 check_dmesg() {
-	if [ -n "${BFQ_TEST:-}" ] && dmesg | grep -q "bfq-test: start $BFQ_TEST\$"; then
-		_bad=$(dmesg | sed -n "/bfq-test: start $BFQ_TEST\$/,\$p" | grep -E "$SPLAT_RE")
+	if [ -n "${BFQ_TEST_MARK:-}" ] && dmesg | grep -q "$BFQ_TEST_MARK\$"; then
+		_bad=$(dmesg | sed -n "/$BFQ_TEST_MARK\$/,\$p" | grep -E "$SPLAT_RE")
 	else
 		_bad=$(dmesg | grep -E "$SPLAT_RE")
 	fi
