@@ -23,7 +23,7 @@ export KVER TOPDIR
 
 SRCS = $(filter-out %.mod.c,$(wildcard $(TOPDIR)/*.c)) $(wildcard $(TOPDIR)/*.h)
 
-.PHONY: all modules ksrc run shell check sparse checkpatch clean distclean
+.PHONY: all modules ksrc run bench-iops shell check sparse checkpatch clean distclean
 
 all: modules
 
@@ -45,6 +45,11 @@ checkpatch: ksrc
 run: modules
 	scripts/mkinitramfs.sh
 	scripts/guest.sh run
+
+# CPU cost side by side: IOPS of none, mq-deadline, kyber, distro bfq, ours.
+bench-iops: modules
+	scripts/mkinitramfs.sh
+	TIMEOUT=600 scripts/guest.sh bench
 
 # Interactive busybox shell in the guest (Ctrl-A x quits QEMU).
 shell: modules

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Boot /boot/vmlinuz-$KVER with build/initramfs.cpio.gz in QEMU.
-# Usage: scripts/guest.sh MODE [TEST,TEST...]     MODE: run | check | shell
+# Usage: scripts/guest.sh MODE [TEST,TEST...]     MODE: run | bench | check | shell
 # Env:   TIMEOUT  seconds before a hung guest is killed (default 180)
 #        KVM=1    use /dev/kvm instead of TCG
 #        QUIET=1  don't copy the console to stdout (it always goes to the log)

@@ -71,7 +71,7 @@ cp "$(modpath bfq)" "$R"/lib/modules-extra/distro-bfq.ko
 # tests, helpers, init
 mkdir -p "$R"/tests && cp -L "$TOPDIR"/tests/* "$R"/tests/
 mkdir -p "$R"/scripts
-cp "$TOPDIR"/scripts/guest-demo.sh "$R"/scripts/
+cp "$TOPDIR"/scripts/guest-demo.sh "$TOPDIR"/scripts/guest-bench.sh "$R"/scripts/
 cp "$TOPDIR"/scripts/guest-init.sh "$R"/init
 chmod +x "$R"/init
 echo "$KVER" > "$R"/etc/kver
