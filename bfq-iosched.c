@@ -32,7 +32,7 @@
 /* Budget used until the peak rate is known, and the auto-tuned range. */
 #define BFQ_START_MAX_BUDGET	16384
 #define BFQ_MIN_AUTO_BUDGET	256
-#define BFQ_MAX_BUDGET		(1U << 20)
+#define BFQ_MAX_BUDGET		BIT(20)
 /* Budget feedback steps (sectors). */
 #define BFQ_BUDGET_GROW		1024
 #define BFQ_BUDGET_SHRINK	128
@@ -225,39 +225,54 @@ static void bfq_arm_idle_timer(struct bfq_data *bfqd)
 }
 
 /*
+ * The next request of the queue in service, or NULL: then either it is
+ * idling (bfqd->waiting) or its turn is over and it has been expired.
+ */
+static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
+{
+	struct bfq_queue *bfqq = bfqd->in_service;
+	struct bfq_entity *e = &bfqq->entity;
+	enum bfq_expiry reason;
+	struct request *rq;
+
+	if (bfqq->turn_start_ns &&
+	    now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync]) {
+		reason = BFQ_EXP_TIMEOUT;
+	} else if (bfqq->queued) {
+		rq = bfq_choose_rq(bfqd, bfqq, now);
+		if (blk_rq_sectors(rq) <= e->budget - e->service)
+			return rq;
+		reason = BFQ_EXP_EXHAUSTED;
+	} else if (e->service >= e->budget) {
+		reason = BFQ_EXP_EXHAUSTED;
+	} else if (!bfqq->sync || !bfqd->slice_idle_ns) {
+		reason = BFQ_EXP_NO_MORE;
+	} else {
+		/* idle from the completion of its last request */
+		if (!bfqd->waiting && !bfqq->dispatched)
+			bfq_arm_idle_timer(bfqd);
+		bfqd->waiting = true;
+		return NULL;
+	}
+	bfq_expire(bfqd, reason, now);
+	return NULL;
+}
+
+/*
  * The request to dispatch next, from the queue in service or, when that
  * queue's turn is over, from the next queue B-WF2Q+ picks.  NULL while
  * idling for the queue in service.
  */
 static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 {
-	struct bfq_queue *bfqq = bfqd->in_service;
+	struct bfq_queue *bfqq;
 	struct bfq_entity *e;
 	struct request *rq;
 
-	if (bfqq) {
-		e = &bfqq->entity;
-		if (bfqq->turn_start_ns &&
-		    now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync]) {
-			bfq_expire(bfqd, BFQ_EXP_TIMEOUT, now);
-		} else if (!bfqq->queued) {
-			if (e->service >= e->budget) {
-				bfq_expire(bfqd, BFQ_EXP_EXHAUSTED, now);
-			} else if (bfqq->sync && bfqd->slice_idle_ns) {
-				/* idle from the completion of its last request */
-				if (!bfqd->waiting && !bfqq->dispatched)
-					bfq_arm_idle_timer(bfqd);
-				bfqd->waiting = true;
-				return NULL;
-			} else {
-				bfq_expire(bfqd, BFQ_EXP_NO_MORE, now);
-			}
-		} else {
-			rq = bfq_choose_rq(bfqd, bfqq, now);
-			if (blk_rq_sectors(rq) <= e->budget - e->service)
-				return rq;
-			bfq_expire(bfqd, BFQ_EXP_EXHAUSTED, now);
-		}
+	if (bfqd->in_service) {
+		rq = bfq_in_service_rq(bfqd, now);
+		if (rq || bfqd->waiting)
+			return rq;
 	}
 
 	e = bfq_next_queue(&bfqd->root_sd);
@@ -689,7 +704,8 @@ static int bfq_parse(const char *page, unsigned int min, unsigned int max,
 	return *v < min || *v > max ? -EINVAL : 0;
 }
 
-#define BFQ_ATTR(name, field, unit, min, max, after)			\
+/* Any write may change timeout_sync: re-derive an auto max_budget. */
+#define BFQ_ATTR(name, field, unit, min, max)				\
 static ssize_t bfq_##name##_show(struct elevator_queue *eq, char *page)	\
 {									\
 	struct bfq_data *bfqd = eq->elevator_data;			\
@@ -707,22 +723,21 @@ static ssize_t bfq_##name##_store(struct elevator_queue *eq,		\
 		return ret;						\
 	spin_lock_irq(&bfqd->lock);					\
 	bfqd->field = (u64)v * (unit);					\
-	after;								\
+	bfq_update_auto_budget(bfqd);					\
 	spin_unlock_irq(&bfqd->lock);					\
 	return count;							\
 }
 
-BFQ_ATTR(max_budget, max_budget, 1, 0, BFQ_MAX_BUDGET, )
-BFQ_ATTR(max_budget_async_rq, max_budget_async_rq, 1, 1, 1024, )
-BFQ_ATTR(timeout_sync, timeout_ns[1], NSEC_PER_MSEC, 1, 10000,
-	 bfq_update_auto_budget(bfqd))
-BFQ_ATTR(timeout_async, timeout_ns[0], NSEC_PER_MSEC, 1, 10000, )
-BFQ_ATTR(slice_idle, slice_idle_ns, NSEC_PER_MSEC, 0, 1000, )
-BFQ_ATTR(slice_idle_us, slice_idle_ns, NSEC_PER_USEC, 0, 1000000, )
-BFQ_ATTR(fifo_expire_sync, fifo_expire_ns[1], NSEC_PER_MSEC, 1, 60000, )
-BFQ_ATTR(fifo_expire_async, fifo_expire_ns[0], NSEC_PER_MSEC, 1, 60000, )
-BFQ_ATTR(back_seek_max, back_seek_max, 1, 0, 1048576, )
-BFQ_ATTR(back_seek_penalty, back_seek_penalty, 1, 1, 1000, )
+BFQ_ATTR(max_budget, max_budget, 1, 0, BFQ_MAX_BUDGET)
+BFQ_ATTR(max_budget_async_rq, max_budget_async_rq, 1, 1, 1024)
+BFQ_ATTR(timeout_sync, timeout_ns[1], NSEC_PER_MSEC, 1, 10000)
+BFQ_ATTR(timeout_async, timeout_ns[0], NSEC_PER_MSEC, 1, 10000)
+BFQ_ATTR(slice_idle, slice_idle_ns, NSEC_PER_MSEC, 0, 1000)
+BFQ_ATTR(slice_idle_us, slice_idle_ns, NSEC_PER_USEC, 0, 1000000)
+BFQ_ATTR(fifo_expire_sync, fifo_expire_ns[1], NSEC_PER_MSEC, 1, 60000)
+BFQ_ATTR(fifo_expire_async, fifo_expire_ns[0], NSEC_PER_MSEC, 1, 60000)
+BFQ_ATTR(back_seek_max, back_seek_max, 1, 0, 1048576)
+BFQ_ATTR(back_seek_penalty, back_seek_penalty, 1, 1, 1000)
 
 #define BFQ_ATTR_ENTRY(name) \
 	__ATTR(name, 0644, bfq_##name##_show, bfq_##name##_store)

@@ -153,12 +153,13 @@ static struct bfq_entity *lookup_next(struct bfq_service_tree *st)
 		struct bfq_entity *l = node_entity(n->rb_left);
 
 		e = node_entity(n);
-		if (l && !vt_after(l->min_start, st->vtime))
+		if (l && !vt_after(l->min_start, st->vtime)) {
 			n = n->rb_left;
-		else if (!vt_after(e->start, st->vtime))
+			continue;
+		}
+		if (!vt_after(e->start, st->vtime))
 			return e;
-		else
-			n = n->rb_right;
+		n = n->rb_right;
 	}
 	return NULL;	/* not reached: the root's min_start is <= V */
 }

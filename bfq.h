@@ -133,7 +133,7 @@ struct bfq_io_cq {
 };
 
 struct bfq_data {
-	spinlock_t lock;
+	spinlock_t lock;		/* the one lock of the scheduler */
 	struct request_queue *queue;
 	struct bfq_sched_data root_sd;
 	struct bfq_queue *in_service;	/* holds a reference */
