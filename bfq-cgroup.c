@@ -355,33 +355,33 @@ static int bfq_service_bytes_show(struct seq_file *sf, void *v)
 	return 0;
 }
 
+/* v2: io.bfq.weight */
 static struct cftype bfq_dfl_files[] = {
 	{
 		.name = "bfq.weight",
-		.flags = CFTYPE_NOT_ON_ROOT,
 		.seq_show = bfq_weight_show,
 		.write = bfq_weight_write,
+		.flags = CFTYPE_NOT_ON_ROOT,
 	},
 	{ }
 };
 
+/* v1: blkio.bfq.weight, blkio.bfq.weight_device, blkio.bfq.io_service_bytes */
 static struct cftype bfq_legacy_files[] = {
 	{
 		.name = "bfq.weight",
-		.flags = CFTYPE_NOT_ON_ROOT,
 		.seq_show = bfq_legacy_weight_show,
 		.write = bfq_legacy_weight_write,
-	},
-	{
-		.name = "bfq.weight_device",
 		.flags = CFTYPE_NOT_ON_ROOT,
+	}, {
+		.name = "bfq.weight_device",
 		.seq_show = bfq_weight_device_show,
 		.write = bfq_weight_device_write,
-	},
-	{
-		.name = "bfq.io_service_bytes",
 		.flags = CFTYPE_NOT_ON_ROOT,
+	}, {
+		.name = "bfq.io_service_bytes",
 		.seq_show = bfq_service_bytes_show,
+		.flags = CFTYPE_NOT_ON_ROOT,
 	},
 	{ }
 };

@@ -628,12 +628,12 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	struct bfq_data *bfqd;
 	int ret;
 
-	eq = elevator_alloc(q, e);
-	if (!eq)
-		return -ENOMEM;
 	bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL, q->node);
-	if (!bfqd) {
-		kobject_put(&eq->kobj);
+	if (!bfqd)
+		return -ENOMEM;
+	eq = elevator_alloc(q, e);
+	if (!eq) {
+		kfree(bfqd);
 		return -ENOMEM;
 	}
 	eq->elevator_data = bfqd;
