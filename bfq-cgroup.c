@@ -133,7 +133,6 @@ static struct blkg_policy_data *bfq_pd_alloc(gfp_t gfp,
 
 	if (!bfqg)
 		return NULL;
-	bfqg->bfqd = q->elevator->elevator_data;
 	refcount_set(&bfqg->ref, 1);
 	return &bfqg->pd;
 }
@@ -144,6 +143,8 @@ static void bfq_pd_init(struct blkg_policy_data *pd)
 	struct blkcg_gq *blkg = pd_to_blkg(pd);
 	struct bfq_entity *e = &bfqg->entity;
 
+	/* under the queue lock, with the policy enabled: q->elevator is ours */
+	bfqg->bfqd = blkg->q->elevator->elevator_data;
 	bfq_sched_init(&bfqg->sd);
 	INIT_LIST_HEAD(&bfqg->node);
 	bfqg->cgroup_id = cgroup_id(blkg->blkcg->css.cgroup);
