@@ -1,0 +1,112 @@
+#!/bin/sh
+# where: guest
+# timeout: 120
+# Budget timeout.  On a 2 ms, depth-1 null_blk a backlogged 4 KiB random
+# reader (libaio, iodepth 16) competes with a 64 KiB sequential reader,
+# max_budget=2048.  The random reader can never use its 1536-sector budget
+# in time, so with timeout_sync = 20 and 80 ms:
+#  - its turns end by "timeout", elapsed_us median within 25 % of the
+#    setting (without the timeout a turn would last ~190 budget-sized
+#    requests, ~400 ms), and served < budget in every such expiry;
+#  - it is charged the whole budget: B-WF2Q+ then gives the two readers
+#    about as many turns each (budgets 1536 vs 1536..2048).  Charged only
+#    what it served (80..320 sectors) it would get 6..20 turns per turn
+#    of the sequential reader.
+. "$(dirname "$0")/lib.sh"
+DEV=nullb0
+EV=/tmp/21.ev
+OLD_BUF=$(cat $TRACEFS/buffer_size_kb)
+OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
+
+cleanup() {
+	trace_off
+	echo "$OLD_BUF" > $TRACEFS/buffer_size_kb
+	echo "$OLD_CLOCK" > $TRACEFS/trace_clock
+	sched_away bfq
+	nullb_unload
+	unload_bfq
+} > /dev/null 2>&1
+trap cleanup EXIT
+
+# tr_events OUT: the trace buffer's bfq events as "TS EVENT k=v ..." lines.
+tr_events() {
+	awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^bfq_[a-z]+:$/) {
+		ts = $(i - 1); sub(/:$/, "", ts); ev = $i; sub(/^bfq_/, "", ev); sub(/:$/, "", ev)
+		s = ts " " ev; for (j = i + 1; j <= NF; j++) s = s " " $j
+		print s; break } }' "$TRACEFS/trace" > "$1"
+	_lost=$(cat $TRACEFS/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+	[ "$_lost" -eq 0 ] || fail "trace buffer overran ($_lost events lost)"
+}
+AWKVAL='function val(k,  j) { for (j = 3; j <= NF; j++) if (index($j, k "=") == 1) return substr($j, length(k) + 2); return "" }'
+
+nullb_load 'queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1' ||
+	fail "cannot load null_blk"
+load_bfq || fail "insmod $BFQ_KO failed"
+set_sched $DEV bfq || fail "cannot select bfq on $DEV"
+echo 128 > /sys/block/$DEV/queue/nr_requests || fail "cannot set nr_requests=128"
+iosched $DEV max_budget 2048 || fail "cannot set max_budget"
+echo 4096 > $TRACEFS/buffer_size_kb
+echo global > $TRACEFS/trace_clock
+
+for T in 20 80; do
+	iosched $DEV timeout_sync $T || fail "cannot set timeout_sync=$T"
+	trace_on bfq_budget bfq_expire bfq_dispatch || fail "cannot enable bfq trace events"
+	# seq reads sectors [0, 1M), random reads [2M, 4M)
+	fio_run --filename=/dev/$DEV --direct=1 --runtime=4 --time_based \
+		--name=seq --rw=read --bs=64k --ioengine=psync --offset=0 --size=512m \
+		--name=rand --rw=randread --bs=4k --ioengine=libaio --iodepth=16 \
+		--offset=1g --size=1g > /tmp/21-$T.t || fail "fio (timeout_sync=$T) failed"
+	trace_off
+	tr_events $EV
+	# per pid: dispatches in each region, turns, expiries by reason,
+	# elapsed of timeout expiries, timeouts with served >= budget
+	set -- $(awk -v T=$T "$AWKVAL"'
+		{ p = val("pid") + 0 }
+		$2 == "dispatch" { s = val("sector") + 0
+			if (s < 1048576) lo[p]++; else if (s >= 2097152) hi[p]++ }
+		$2 == "budget" { turns[p]++ }
+		$2 == "expire" {
+			r = val("reason"); nexp[p]++; if (r == "timeout") ntmo[p]++
+			el = val("elapsed_us") + 0; busy[p] += el
+			if (r == "timeout") {
+				k = ++nel[p]; e[p, k] = el
+				if (val("served") + 0 >= val("budget") + 0) full[p]++
+				if (k <= 6) ex[p] = ex[p] "," val("served") "/" val("budget") "@" el
+			}
+		}
+		END {
+			for (p in lo) if (lo[p] > blo) { blo = lo[p]; sp = p }
+			for (p in hi) if (hi[p] > bhi) { bhi = hi[p]; rp = p }
+			n = nel[rp] + 0
+			for (i = 1; i <= n; i++) a[i] = e[rp, i]
+			for (i = 2; i <= n; i++) { v = a[i]; j = i - 1
+				while (j >= 1 && a[j] > v) { a[j + 1] = a[j]; j-- }
+				a[j + 1] = v }
+			med = n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0
+			share = busy[rp] + busy[sp] ? 100 * busy[rp] / (busy[rp] + busy[sp]) : 0
+			printf "%d %d %d %d %d %d %d %d %d %d %d %s\n", rp, sp,
+				turns[rp], turns[sp], nexp[rp], ntmo[rp], full[rp] + 0,
+				med, a[1], a[n], share, (ex[rp] == "" ? "-" : substr(ex[rp], 2))
+		}' $EV)
+	rp=$1 sp=$2 rturns=$3 sturns=$4 rexp=$5 rtmo=$6 full=$7 med=$8 min=$9 max=${10} share=${11} ex=${12}
+	log "timeout_sync=$T ms: rand pid $rp: $rturns turns, $rexp expiries, $rtmo by timeout, elapsed_us median $med (min $min, max $max)"
+	log "  rand timeouts served/budget@elapsed_us: $ex ..."
+	log "  seq pid $sp: $sturns turns; rand/seq turns = $(awk -v a="$rturns" -v b="$sturns" 'BEGIN { printf "%.2f", b ? a / b : 0 }'); rand share of in-service time $share %"
+	log "  fio: seq $(fio_read_bw /tmp/21-$T.t seq) KiB/s, rand $(fio_read_bw /tmp/21-$T.t rand) KiB/s"
+	[ "$rp" -gt 0 ] && [ "$sp" -gt 0 ] && [ "$rp" != "$sp" ] ||
+		fail "timeout_sync=$T: cannot tell the two readers apart in the trace (rand $rp, seq $sp)"
+	[ "$rexp" -ge 5 ] || fail "timeout_sync=$T: only $rexp expiries of the random reader"
+	[ $((rtmo * 100)) -ge $((rexp * 80)) ] ||
+		fail "timeout_sync=$T: only $rtmo of $rexp random-reader expiries by timeout"
+	[ "$full" -eq 0 ] || fail "timeout_sync=$T: $full timeout expiries with served >= budget"
+	[ $((med * 4)) -ge $((T * 1000 * 3)) ] && [ $((med * 4)) -le $((T * 1000 * 5)) ] ||
+		fail "timeout_sync=$T ms: median elapsed of timeout expiries ${med} us, want $((T * 750))..$((T * 1250))"
+	[ "$sturns" -ge 3 ] || fail "timeout_sync=$T: the sequential reader got only $sturns turns"
+	[ $((rturns * 2)) -ge "$sturns" ] && [ $((rturns * 2)) -le $((sturns * 5)) ] ||
+		fail "timeout_sync=$T: $rturns random vs $sturns sequential turns: timed-out turns not charged the full budget"
+done
+
+cleanup
+trap - EXIT
+check_dmesg
+log "random reader expires by timeout at timeout_sync and is charged its whole budget"

@@ -1,0 +1,132 @@
+#!/bin/sh
+# where: guest
+# timeout: 120
+# Async queues.  A buffered writer beside an O_DIRECT sequential reader on a
+# 2 ms, depth-1 null_blk.  The writer starts writeback of what it wrote every
+# 512 KiB (sync_file_range SYNC_FILE_RANGE_WRITE: WB_SYNC_NONE, async
+# requests) and small dirty limits keep that backlog bounded (~4 MiB, well
+# under nr_requests=128 of 128 KiB).  Writeback throttling (blk-wbt) is
+# switched off on the device: it would otherwise cut background writes to
+# one in flight once read latency rises, so the async queue would never
+# have N requests (our scheduler, unlike upstream bfq, leaves wbt on).
+# With timeout_async raised to 200 ms the request count, not the clock,
+# ends the turns.  With max_budget_async_rq = 2 and then 8:
+#  - the writeback goes to the shared async queue (pid=0), whose turns end
+#    by "async_rq" after exactly N dispatches (counted as pid=0 bfq_dispatch
+#    events between its bfq_budget and bfq_expire), never more than N;
+#  - the reader keeps getting requests dispatched during the writeback
+#    (every second of it), and reads at a non-zero rate.
+. "$(dirname "$0")/lib.sh"
+DEV=nullb0
+EV=/tmp/22.ev
+VM=/proc/sys/vm
+OLD_BUF=$(cat $TRACEFS/buffer_size_kb)
+OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
+OLD_DR=$(cat $VM/dirty_ratio) OLD_DBR=$(cat $VM/dirty_background_ratio)
+
+cleanup() {
+	trace_off
+	echo "$OLD_BUF" > $TRACEFS/buffer_size_kb
+	echo "$OLD_CLOCK" > $TRACEFS/trace_clock
+	sync
+	echo "$OLD_DR" > $VM/dirty_ratio
+	echo "$OLD_DBR" > $VM/dirty_background_ratio
+	sched_away bfq
+	nullb_unload
+	unload_bfq
+} > /dev/null 2>&1
+trap cleanup EXIT
+
+# tr_events OUT: the trace buffer's bfq events as "TS EVENT k=v ..." lines.
+tr_events() {
+	awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^bfq_[a-z]+:$/) {
+		ts = $(i - 1); sub(/:$/, "", ts); ev = $i; sub(/^bfq_/, "", ev); sub(/:$/, "", ev)
+		s = ts " " ev; for (j = i + 1; j <= NF; j++) s = s " " $j
+		print s; break } }' "$TRACEFS/trace" > "$1"
+	_lost=$(cat $TRACEFS/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+	[ "$_lost" -eq 0 ] || fail "trace buffer overran ($_lost events lost)"
+}
+AWKVAL='function val(k,  j) { for (j = 3; j <= NF; j++) if (index($j, k "=") == 1) return substr($j, length(k) + 2); return "" }'
+
+# 128 KiB requests at most, so N requests always fit in the async budget
+nullb_load 'queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1 max_sectors=256' ||
+	fail "cannot load null_blk"
+load_bfq || fail "insmod $BFQ_KO failed"
+set_sched $DEV bfq || fail "cannot select bfq on $DEV"
+echo 128 > /sys/block/$DEV/queue/nr_requests || fail "cannot set nr_requests=128"
+if [ -e /sys/block/$DEV/queue/wbt_lat_usec ]; then
+	log "wbt_lat_usec was $(cat /sys/block/$DEV/queue/wbt_lat_usec), setting 0"
+	echo 0 > /sys/block/$DEV/queue/wbt_lat_usec || fail "cannot switch off wbt"
+fi
+iosched $DEV max_budget 16384 || fail "cannot set max_budget"
+iosched $DEV timeout_async 200 || fail "cannot set timeout_async"
+echo 4096 > $TRACEFS/buffer_size_kb
+echo global > $TRACEFS/trace_clock
+# writeback starts at 1 MiB dirty, the writer is throttled at 8 MiB
+echo $((8 << 20)) > $VM/dirty_bytes
+echo $((1 << 20)) > $VM/dirty_background_bytes
+
+for N in 2 8; do
+	iosched $DEV max_budget_async_rq $N || fail "cannot set max_budget_async_rq=$N"
+	trace_on bfq_budget bfq_expire bfq_dispatch || fail "cannot enable bfq trace events"
+	# reader: sectors [0, 1M); writer: [4M, 6M)
+	fio_run --filename=/dev/$DEV --runtime=5 --time_based --invalidate=0 \
+		--name=rd --rw=read --bs=64k --ioengine=psync --direct=1 --offset=0 --size=512m \
+		--name=wr --rw=write --bs=64k --ioengine=psync --offset=2g --size=1g \
+		--sync_file_range=write:8 \
+		> /tmp/22-$N.t || fail "fio (max_budget_async_rq=$N) failed"
+	trace_off
+	tr_events $EV
+	sync
+	# async turns: pid=0 dispatches between its budget and expire events;
+	# reader: the pid with most dispatches below sector 1M, its dispatches
+	# per second of the writeback (from the first to the last async dispatch)
+	set -- $(awk -v N=$N "$AWKVAL"'
+		{ p = val("pid") + 0; t = $1 + 0 }
+		$2 == "budget" && p == 0 { inturn = 1; k = 0 }
+		$2 == "dispatch" && p == 0 {
+			if (inturn) k++
+			if (!nw++) t0 = t
+			t1 = t
+		}
+		$2 == "dispatch" && p != 0 && val("sector") + 0 < 1048576 { rd[p]++; rt[p, rd[p]] = t }
+		$2 == "expire" && p == 0 && inturn {
+			r = val("reason"); turns++; sum += k; if (k > maxk) maxk = k
+			if (r == "async_rq") { nrq++; if (k != N) bad++ }
+			else other = other "," r ":" k
+			if (turns <= 10) ks = ks "," k
+			inturn = 0
+		}
+		END {
+			for (p in rd) if (rd[p] > best) { best = rd[p]; rp = p }
+			nb = int(t1 - t0); if (nb < 1) nb = 1
+			for (i = 1; i <= rd[rp]; i++) { b = int(rt[rp, i] - t0)
+				if (b >= 0 && b < nb) cnt[b]++ }
+			minb = -1
+			for (b = 0; b < nb; b++) if (minb < 0 || cnt[b] + 0 < minb) minb = cnt[b] + 0
+			printf "%d %d %d %d %d %.1f %d %d %d %s %s\n", turns + 0, nrq + 0,
+				bad + 0, maxk + 0, nw + 0, turns ? sum / turns : 0, rp + 0,
+				best + 0, minb, (ks == "" ? "-" : substr(ks, 2)),
+				(other == "" ? "-" : substr(other, 2))
+		}' $EV)
+	turns=$1 nrq=$2 bad=$3 maxk=$4 nw=$5 mean=$6 rp=$7 rdn=$8 minb=$9 ks=${10} other=${11}
+	rbw=$(fio_read_bw /tmp/22-$N.t rd) wbw=$(fio_write_bw /tmp/22-$N.t wr)
+	log "max_budget_async_rq=$N: $turns async turns, $nrq by async_rq, dispatches per turn: mean $mean, max $maxk, first: $ks"
+	log "  other async expiries (reason:dispatches): $other"
+	log "  reader pid $rp: $rdn dispatches, at least $minb in every second of writeback; fio: read $rbw KiB/s, write $wbw KiB/s, $nw async dispatches"
+	[ "$nw" -gt 0 ] || fail "async_rq=$N: no async (pid=0) dispatches: no background writeback seen"
+	[ "$nrq" -ge 5 ] || fail "async_rq=$N: only $nrq async turns ended by async_rq ($turns async turns)"
+	[ "$bad" -eq 0 ] || fail "async_rq=$N: $bad async_rq expiries after a number of dispatches other than $N"
+	[ "$maxk" -le "$N" ] || fail "async_rq=$N: an async turn dispatched $maxk requests"
+	[ "$rbw" -gt 0 ] || fail "async_rq=$N: the reader made no progress"
+	[ "$minb" -ge 1 ] || fail "async_rq=$N: the reader got nothing dispatched for a whole second of writeback"
+	if [ "$N" = 2 ]; then mean_lo=$mean; else mean_hi=$mean; fi
+done
+# the two settings really differ per turn
+awk -v a="$mean_lo" -v b="$mean_hi" 'BEGIN { exit !(b >= 2.5 * a) }' ||
+	fail "mean dispatches per async turn $mean_lo (N=2) vs $mean_hi (N=8): do not follow max_budget_async_rq"
+
+cleanup
+trap - EXIT
+check_dmesg
+log "async turns end after max_budget_async_rq dispatches; the sync reader keeps going"

@@ -1,0 +1,91 @@
+#!/bin/sh
+# where: guest
+# timeout: 100
+# Idling.  On a 2 ms, depth-1 null_blk a sync reader with 1 ms think time
+# (psync, 64 KiB, thinktime=1000 us) competes with a greedy sync reader;
+# max_budget=1024 (turns of 6..8 requests).
+#  - slice_idle=8: the scheduler waits through the think time, so the
+#    thinker keeps the device for whole budgets: its expiries are mostly
+#    exhausted/timeout, hardly any no_more, several requests per turn (a
+#    think time stretched past 8 ms by a busy host gives too_idle: allowed);
+#  - slice_idle=0: no idling, its queue empties after every request: its
+#    expiries are mostly no_more (what a non-idling scheduler does always).
+. "$(dirname "$0")/lib.sh"
+DEV=nullb0
+EV=/tmp/23.ev
+OLD_BUF=$(cat $TRACEFS/buffer_size_kb)
+
+cleanup() {
+	trace_off
+	echo "$OLD_BUF" > $TRACEFS/buffer_size_kb
+	sched_away bfq
+	nullb_unload
+	unload_bfq
+} > /dev/null 2>&1
+trap cleanup EXIT
+
+# tr_events OUT: the trace buffer's bfq events as "TS EVENT k=v ..." lines.
+tr_events() {
+	awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^bfq_[a-z]+:$/) {
+		ts = $(i - 1); sub(/:$/, "", ts); ev = $i; sub(/^bfq_/, "", ev); sub(/:$/, "", ev)
+		s = ts " " ev; for (j = i + 1; j <= NF; j++) s = s " " $j
+		print s; break } }' "$TRACEFS/trace" > "$1"
+	_lost=$(cat $TRACEFS/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+	[ "$_lost" -eq 0 ] || fail "trace buffer overran ($_lost events lost)"
+}
+AWKVAL='function val(k,  j) { for (j = 3; j <= NF; j++) if (index($j, k "=") == 1) return substr($j, length(k) + 2); return "" }'
+
+nullb_load 'queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1' ||
+	fail "cannot load null_blk"
+load_bfq || fail "insmod $BFQ_KO failed"
+set_sched $DEV bfq || fail "cannot select bfq on $DEV"
+iosched $DEV max_budget 1024 || fail "cannot set max_budget"
+echo 4096 > $TRACEFS/buffer_size_kb
+
+for SI in 8 0; do
+	iosched $DEV slice_idle $SI || fail "cannot set slice_idle=$SI"
+	trace_on bfq_expire bfq_dispatch || fail "cannot enable bfq trace events"
+	# thinker: sectors [0, 1M); greedy reader: [2M, 3M)
+	fio_run --filename=/dev/$DEV --direct=1 --ioengine=psync --bs=64k --runtime=4 --time_based \
+		--name=think --rw=read --thinktime=1000 --offset=0 --size=512m \
+		--name=greedy --rw=read --offset=1g --size=512m \
+		> /tmp/23-$SI.t || fail "fio (slice_idle=$SI) failed"
+	trace_off
+	tr_events $EV
+	set -- $(awk "$AWKVAL"'
+		{ p = val("pid") + 0 }
+		$2 == "dispatch" && val("sector") + 0 < 1048576 { lo[p]++ }
+		$2 == "expire" { n[p]++; r[p, val("reason")]++ }
+		END {
+			for (q in lo) if (lo[q] > best) { best = lo[q]; tp = q }
+			printf "%d %d %d %d %d %d %d\n", tp + 0, best + 0, n[tp] + 0,
+				r[tp, "exhausted"] + 0, r[tp, "timeout"] + 0,
+				r[tp, "too_idle"] + 0, r[tp, "no_more"] + 0
+		}' $EV)
+	tp=$1 disp=$2 nexp=$3 exh=$4 tmo=$5 tidle=$6 nomore=$7
+	log "slice_idle=$SI: thinker pid $tp: $disp dispatches, $nexp expiries: exhausted=$exh timeout=$tmo too_idle=$tidle no_more=$nomore"
+	log "  fio: thinker $(fio_read_bw /tmp/23-$SI.t think) KiB/s, greedy $(fio_read_bw /tmp/23-$SI.t greedy) KiB/s"
+	[ "$tp" -gt 0 ] || fail "slice_idle=$SI: no dispatches of the thinker in the trace"
+	if [ "$SI" -gt 0 ]; then
+		[ "$nexp" -ge 5 ] || fail "slice_idle=$SI: only $nexp expiries of the thinker"
+		[ $((nomore * 100)) -le $((nexp * 10)) ] ||
+			fail "slice_idle=$SI: $nomore of $nexp thinker expiries are no_more: no idling"
+		[ $(((exh + tmo) * 100)) -ge $((nexp * 40)) ] ||
+			fail "slice_idle=$SI: only $((exh + tmo)) of $nexp thinker expiries are exhausted/timeout"
+		idle_rpt=$((disp / nexp))
+		[ "$idle_rpt" -ge 3 ] ||
+			fail "slice_idle=$SI: the thinker got only $idle_rpt requests per turn"
+	else
+		[ "$nexp" -ge 20 ] || fail "slice_idle=$SI: only $nexp expiries of the thinker"
+		[ $((nomore * 100)) -ge $((nexp * 80)) ] ||
+			fail "slice_idle=$SI: only $nomore of $nexp thinker expiries are no_more"
+		[ $((disp / nexp)) -le 2 ] ||
+			fail "slice_idle=$SI: the thinker got $((disp / nexp)) requests per turn without idling"
+		log "  thinker requests per turn: $idle_rpt with idling, $((disp / nexp)) without"
+	fi
+done
+
+cleanup
+trap - EXIT
+check_dmesg
+log "slice_idle keeps a thinking reader in service; slice_idle=0 does not"
