@@ -1,0 +1,118 @@
+#!/bin/sh
+# where: guest
+# timeout: 150
+# Weights: sequential readers under "ionice -c2 -n LEVEL" share a slow
+# null_blk (one request at a time, 2 ms each) in proportion to their
+# weights 10 * (8 - level): level 0 vs 7 -> 8:1, levels 0/3/7 -> 80:50:10,
+# each within +-10 %.  mq-deadline on the same setup is measured too: it
+# ignores ioprio (~1:1), which shows that the check can fail.
+# Bandwidth is each fio process's read_bytes (/proc/PID/io, counted at
+# submission) over a window in which all readers are running.
+# B-WF2Q+ keeps each queue within about one budget of its fair share, so
+# the window must hold many turns of the lightest reader: with the auto
+# budget (~3300 sectors under TCG) the weight-10 reader gets only ~7 turns
+# in 10 s and one turn more or less is +-12 %.  max_budget=1024 sectors
+# (512 KiB) gives it ~30 turns, i.e. ~+-3 %, without a longer test.
+. "$(dirname "$0")/lib.sh"
+DEV=nullb0
+NB='queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1'
+RUNTIME=16	# seconds each fio runs
+WARM=3		# seconds before the window opens (fio start, budget tuning)
+WIN=10		# seconds of the measurement window
+
+cleanup() {
+	for _p in $PIDS; do kill -9 "$_p" 2>/dev/null; done
+	wait 2>/dev/null
+	trace_off
+	sched_away bfq
+	nullb_unload
+	unload_bfq
+}
+
+read_bytes() { sed -n 's/^read_bytes: *//p' "/proc/$1/io" 2>/dev/null; }
+
+# select SCHED: put nullb0 on SCHED with 128 scheduler tags
+select_sched() {
+	set_sched $DEV "$1" || { cleanup; fail "cannot select $1 on $DEV"; }
+	echo 128 > /sys/block/$DEV/queue/nr_requests ||
+		{ cleanup; fail "cannot set nr_requests=128 under $1"; }
+}
+
+# measure LEVEL...: one sequential reader per level (BE class), each on its
+# own 8 GiB region; prints the KiB each read in the window, one per line.
+measure() {
+	PIDS="" _i=0
+	for _l in "$@"; do
+		ionice -c 2 -n "$_l" fio --minimal --terse-version=3 --thread \
+			--name=r$_i --filename=/dev/$DEV --rw=read --bs=64k \
+			--direct=1 --ioengine=libaio --iodepth=4 \
+			--offset=$((_i * 8))g --size=8g --time_based \
+			--runtime=$RUNTIME > /tmp/w$_i.t 2>&1 &
+		PIDS="$PIDS $!"
+		_i=$((_i + 1))
+	done
+	sleep $WARM
+	_b0=
+	for _p in $PIDS; do _b0="$_b0 $(read_bytes "$_p")"; done
+	sleep $WIN
+	_b1=
+	for _p in $PIDS; do
+		kill -0 "$_p" 2>/dev/null || { cleanup; fail "a reader ended before the window closed"; }
+		_b1="$_b1 $(read_bytes "$_p")"
+	done
+	[ -d /sys/kernel/debug/block/$DEV/sched ] && [ -r /sys/kernel/debug/block/$DEV/sched/bfq_queues ] &&
+		grep -v '^pid=0 ' /sys/kernel/debug/block/$DEV/sched/bfq_queues | cut -d' ' -f1-5 >&2
+	for _p in $PIDS; do wait "$_p" || { cleanup; fail "fio (pid $_p) failed"; }; done
+	_i=0
+	for _l in "$@"; do
+		[ "$(fio_err /tmp/w$_i.t)" = 0 ] || { cat /tmp/w$_i.t; cleanup; fail "reader $_i reported an error"; }
+		_i=$((_i + 1))
+	done
+	PIDS=
+	echo "$_b0" "$_b1" | awk '{ n = NF / 2; for (i = 1; i <= n; i++) print int(($(i + n) - $i) / 1024) }'
+}
+
+# check WEIGHT... < KIB-LIST: shares vs weights; prints a summary, exits 1 if
+# any share is off by more than 10 % of its expected value.
+shares() {
+	awk -v w="$*" 'BEGIN { n = split(w, W, " "); for (i = 1; i <= n; i++) ws += W[i] }
+	{ k[NR] = $1; tot += $1 }
+	END {
+		if (NR != n || tot <= 0) { print "no data"; exit 1 }
+		bad = 0; s = ""
+		for (i = 1; i <= n; i++) {
+			got = k[i] / tot; want = W[i] / ws
+			s = s sprintf("w%d %.1f%% (want %.1f%%, %d KiB) ", W[i], 100 * got, 100 * want, k[i])
+			if (got < 0.9 * want || got > 1.1 * want) bad = 1
+		}
+		printf "%sratio 1st/last %.2f\n", s, (k[n] > 0 ? k[1] / k[n] : 999)
+		exit bad
+	}'
+}
+
+load_bfq || fail "insmod failed"
+nullb_load "$NB" || fail "cannot load null_blk"
+
+# the baseline: mq-deadline ignores ioprio
+select_sched mq-deadline
+measure 0 7 > /tmp/dl.k
+dl=$(shares 80 10 < /tmp/dl.k) && { cleanup; fail "mq-deadline meets 8:1 too ($dl): this setup cannot tell"; }
+log "mq-deadline 0 vs 7: $dl"
+
+select_sched bfq
+MB=${BFQ_MAX_BUDGET:-1024}
+iosched $DEV max_budget "$MB" || { cleanup; fail "cannot set max_budget=$MB"; }
+log "bfq max_budget=$MB sectors"
+measure 0 7 > /tmp/b2.k
+r2=$(shares 80 10 < /tmp/b2.k); ok2=$?
+log "bfq 0 vs 7: $r2"
+
+measure 0 3 7 > /tmp/b3.k
+r3=$(shares 80 50 10 < /tmp/b3.k); ok3=$?
+log "bfq 0/3/7: $r3"
+
+cleanup
+check_dmesg
+[ $ok2 -eq 0 ] || fail "bfq 0 vs 7 not within 10 % of 8:1: $r2"
+[ $ok3 -eq 0 ] || fail "bfq 0/3/7 not within 10 % of 80:50:10: $r3"
+log "weights ok"
