@@ -243,16 +243,22 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 		if (blk_rq_sectors(rq) <= e->budget - e->service)
 			return rq;
 		reason = BFQ_EXP_EXHAUSTED;
-	} else if (e->service >= e->budget) {
-		reason = BFQ_EXP_EXHAUSTED;
-	} else if (!bfqq->sync || !bfqd->slice_idle_ns) {
-		reason = BFQ_EXP_NO_MORE;
-	} else {
-		/* idle from the completion of its last request */
+	} else if (bfqq->sync && bfqd->slice_idle_ns) {
+		/*
+		 * A sync queue idles even with its budget used up: it is
+		 * exhausted when its next request does not fit, and it must
+		 * still be backlogged then, or it leaves the weight sum and
+		 * loses its share between two requests.
+		 * Idle from the completion of its last request.
+		 */
 		if (!bfqd->waiting && !bfqq->dispatched)
 			bfq_arm_idle_timer(bfqd);
 		bfqd->waiting = true;
 		return NULL;
+	} else if (e->service >= e->budget) {
+		reason = BFQ_EXP_EXHAUSTED;
+	} else {
+		reason = BFQ_EXP_NO_MORE;
 	}
 	bfq_expire(bfqd, reason, now);
 	return NULL;
@@ -504,11 +510,16 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 {
 	struct bfq_data *bfqd = container_of(timer, struct bfq_data,
 					     idle_timer);
+	struct bfq_queue *bfqq;
 	unsigned long flags;
 
 	spin_lock_irqsave(&bfqd->lock, flags);
-	if (bfqd->waiting && bfqd->in_service && !bfqd->in_service->queued)
-		bfq_expire(bfqd, BFQ_EXP_TOO_IDLE, ktime_get_ns());
+	bfqq = bfqd->in_service;
+	/* a queue that used its whole budget is exhausted, not too idle */
+	if (bfqd->waiting && bfqq && !bfqq->queued)
+		bfq_expire(bfqd, bfqq->entity.service >= bfqq->entity.budget ?
+			   BFQ_EXP_EXHAUSTED : BFQ_EXP_TOO_IDLE,
+			   ktime_get_ns());
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 	/* blk-mq does not poll us: get the next queue dispatched */
 	blk_mq_run_hw_queues(bfqd->queue, true);
