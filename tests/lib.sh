@@ -163,3 +163,95 @@ trace_on() {
 }
 trace_off() { [ ! -d "$TRACEFS/events/bfq" ] || echo 0 > "$TRACEFS/events/bfq/enable"; }
 trace_dump() { cat "$TRACEFS/trace"; }
+
+# --- cgroup v2 helpers (the guest mounts cgroup2 at /sys/fs/cgroup, +io)
+CGROOT=/sys/fs/cgroup
+NULLB_SLOW='queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1'
+
+# cg_make PATH [WEIGHT]: mkdir $CGROOT/PATH (parents must exist), set the
+# io.bfq.weight default if WEIGHT is given.
+cg_make() {
+	mkdir "$CGROOT/$1" || { echo "cg_make: mkdir $1 failed"; return 1; }
+	[ -z "${2:-}" ] || echo "$2" > "$CGROOT/$1/io.bfq.weight" ||
+		{ echo "cg_make: cannot set weight $2 on $1"; return 1; }
+}
+
+# cg_exec PATH CMD [ARG...]: run CMD inside cgroup PATH; a child sh moves
+# itself and execs CMD, so the caller stays put.  (With "cg_exec ... &",
+# $! is a subshell's pid, not CMD's.)
+cg_exec() {
+	_cg=$1; shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CGROOT/$_cg" "$@"
+}
+
+# cg_kill_rm PATH...: SIGKILL every process in each cgroup, then rmdir it
+# (deepest paths first; give them in that order).  Quiet, best effort.
+cg_kill_rm() {
+	for _c in "$@"; do
+		[ -d "$CGROOT/$_c" ] || continue
+		for _p in $(cat "$CGROOT/$_c/cgroup.procs" 2>/dev/null); do kill -9 "$_p" 2>/dev/null; done
+		_n=50
+		while ! rmdir "$CGROOT/$_c" 2>/dev/null && [ "$_n" -gt 0 ]; do sleep 0.1; _n=$((_n - 1)); done
+	done
+}
+
+# cg_stat PATH DEV KEY: KEY's value (rbytes, wbytes, bfq.sectors, ...) in
+# PATH's io.stat line for /dev/DEV; 0 if there is no line yet.
+cg_stat() {
+	_d=$(cat "/sys/block/$2/dev")
+	awk -v d="$_d" -v k="$3" '$1 == d { for (i = 2; i <= NF; i++) { split($i, a, "="); if (a[1] == k) { print a[2]; f = 1 } } }
+		END { if (!f) print 0 }' "$CGROOT/$1/io.stat"
+}
+
+# cg_reader CG DEV OFFSET [FIO-ARGS...]: start, in the background and inside
+# cgroup CG, a sequential 64k O_DIRECT reader of /dev/DEV from OFFSET that
+# runs until cg_readers_stop; terse output goes to /tmp/CG-DEV.t.  Pids
+# collect in $CG_PIDS.
+CG_PIDS=
+cg_reader() {
+	_cg=$1 _dev=$2 _off=$3; shift 3
+	# not via cg_exec: "func &" would fork a subshell and $! be its pid
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CGROOT/$_cg" \
+		fio --minimal --terse-version=3 --name="$_cg" \
+		--filename="/dev/$_dev" --rw=read --bs=64k --direct=1 \
+		--offset="$_off" --size=50g --time_based --runtime=300 "$@" \
+		> "/tmp/$(echo "$_cg" | tr / _)-$_dev.t" 2>&1 &
+	CG_PIDS="$CG_PIDS $!"
+}
+
+# cg_wait_io DEV KEY CG...: wait (30 s at most) until KEY in every CG's
+# io.stat line for DEV has grown since the call, i.e. its I/O is running.
+cg_wait_io() {
+	_dev=$1 _key=$2; shift 2
+	_n=300
+	for _c in "$@"; do
+		_v0=$(cg_stat "$_c" "$_dev" "$_key")
+		while [ "$(cg_stat "$_c" "$_dev" "$_key")" = "$_v0" ]; do
+			[ "$_n" -gt 0 ] || { echo "cg_wait_io: no $_key from $_c on $_dev"; return 1; }
+			sleep 0.1; _n=$((_n - 1))
+		done
+	done
+}
+
+# cg_snap DEV KEY CG...: KEY of each CG on DEV, space separated.
+cg_snap() {
+	_dev=$1 _key=$2; shift 2
+	_o=
+	for _c in "$@"; do _o="$_o $(cg_stat "$_c" "$_dev" "$_key")"; done
+	echo $_o
+}
+
+# cg_readers_stop: SIGTERM the readers (fio then prints its results) and
+# wait for them; a watchdog SIGKILLs what is left after 20 s.
+cg_readers_stop() {
+	[ -n "$CG_PIDS" ] || return 0
+	# shellcheck disable=SC2086
+	kill -TERM $CG_PIDS 2>/dev/null
+	# shellcheck disable=SC2016,SC2086
+	sh -c 'sleep 20; kill -9 "$@"' sh $CG_PIDS 2>/dev/null &
+	_wd=$!
+	# shellcheck disable=SC2086
+	wait $CG_PIDS 2>/dev/null
+	kill "$_wd" 2>/dev/null
+	CG_PIDS=
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# where: guest
+# timeout: 150
+# Hierarchy: /a (100) with children a1 (100) and a2 (300), beside /b (200).
+# One sequential reader in each of a1, a2, b on a slow depth-1 null_blk:
+# with bfq the shares of the bytes read in a common window must be 1/12,
+# 3/12 and 8/12, each within 10 % of itself.  mq-deadline (~1/3 each) is
+# the baseline.  max_budget is fixed at 1024 sectors so that a1, the
+# smallest share, still gets dozens of turns in the window.
+. "$(dirname "$0")/lib.sh"
+
+A=t31a A1=t31a/a1 A2=t31a/a2 B=t31b
+cleanup() { cg_readers_stop; cg_kill_rm $A1 $A2 $A $B; }
+trap cleanup EXIT
+
+# measure SCHED: print the bytes read by a1, a2 and b in the window.
+measure() {
+	set_sched nullb0 "$1" || return 1
+	echo 128 > /sys/block/nullb0/queue/nr_requests || return 1
+	[ "$1" != bfq ] || iosched nullb0 max_budget 1024 || return 1
+	cg_reader $A1 nullb0 0
+	cg_reader $A2 nullb0 50g
+	cg_reader $B nullb0 100g
+	cg_wait_io nullb0 rbytes $A1 $A2 $B || return 1
+	sleep 1
+	s1=$(cg_snap nullb0 rbytes $A1 $A2 $B)
+	sleep 10
+	s2=$(cg_snap nullb0 rbytes $A1 $A2 $B)
+	cg_readers_stop
+	for g in $A1 $A2 $B; do
+		f=/tmp/$(echo $g | tr / _)-nullb0.t
+		[ "$(fio_err "$f")" = 0 ] || { echo "fio $g: $(tail -n 1 "$f")"; return 1; }
+	done
+	echo "$s1 $s2" | awk '{ print $4 - $1, $5 - $2, $6 - $3 }'
+}
+# shares A1 A2 B: print each share of the total and its deviation
+shares() {
+	awk -v x="$1" -v y="$2" -v z="$3" 'BEGIN { t = x + y + z; if (!t) t = 1
+		printf "a1=%.4f (%+.1f%%) a2=%.4f (%+.1f%%) b=%.4f (%+.1f%%)",
+			x / t, (x / t * 12 - 1) * 100, y / t, (y / t * 4 - 1) * 100,
+			z / t, (z / t * 1.5 - 1) * 100 }'
+}
+
+load_bfq || fail "insmod failed"
+nullb_load "$NULLB_SLOW" || fail "null_blk"
+cg_make $A 100 && cg_make $B 200 || fail "cannot create /a, /b"
+echo +io > $CGROOT/$A/cgroup.subtree_control || fail "cannot enable +io in /a"
+cg_make $A1 100 && cg_make $A2 300 || fail "cannot create a1, a2"
+
+base=$(measure mq-deadline) || fail "mq-deadline run: $base"
+set -- $base
+log "mq-deadline: KiB a1=$(($1 >> 10)) a2=$(($2 >> 10)) b=$(($3 >> 10)); shares $(shares "$@")"
+
+res=$(measure bfq) || fail "bfq run: $res"
+set -- $res
+sh=$(shares "$@")
+log "bfq:         KiB a1=$(($1 >> 10)) a2=$(($2 >> 10)) b=$(($3 >> 10)); shares $sh"
+log "want shares a1=1/12=0.0833 a2=3/12=0.2500 b=8/12=0.6667, each +-10 %"
+grep t31 /sys/kernel/debug/block/nullb0/sched/bfq_groups | sed 's/^/bfq_groups: /'
+
+# /a's sectors are those of its children
+sa=$(cg_stat $A nullb0 bfq.sectors) s1=$(cg_stat $A1 nullb0 bfq.sectors) s2=$(cg_stat $A2 nullb0 bfq.sectors)
+log "bfq.sectors a=$sa a1=$s1 a2=$s2"
+[ "$s1" -gt 0 ] && [ "$sa" -eq $((s1 + s2)) ] || fail "bfq.sectors of /a ($sa) is not a1 + a2 ($s1 + $s2)"
+
+cleanup
+unload_bfq || fail "rmmod failed"
+check_dmesg
+echo "$sh" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /%\)$/) { v = $i; gsub(/[(%)+]/, "", v); v += 0; if (v > 10 || v < -10) bad = 1 } } END { exit bad }' ||
+	fail "bfq shares off by more than 10 %: $sh"
+log "nested weights ok: $sh"

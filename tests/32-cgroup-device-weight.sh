@@ -1,0 +1,75 @@
+#!/bin/sh
+# where: guest
+# timeout: 150
+# A per-device weight: cgroups a (100) and b (400) read from two slow
+# null_blk devices, both on bfq.  "MAJ:MIN 400" for a on nullb0 only must
+# make nullb0's ratio b/a ~1 (0.9..1.1) while nullb1 keeps ~4 (3.6..4.4).
+# "MAJ:MIN default" drops the override again.
+. "$(dirname "$0")/lib.sh"
+
+A=t32a B=t32b
+cleanup() { cg_readers_stop; cg_kill_rm $A $B; }
+trap cleanup EXIT
+
+# measure DEV: print the bytes read by A and B from DEV in the window.
+measure() {
+	cg_reader $A "$1" 0
+	cg_reader $B "$1" 100g
+	cg_wait_io "$1" rbytes $A $B || return 1
+	sleep 1
+	s1=$(cg_snap "$1" rbytes $A $B)
+	sleep 8
+	s2=$(cg_snap "$1" rbytes $A $B)
+	cg_readers_stop
+	for g in $A $B; do
+		[ "$(fio_err /tmp/$g-$1.t)" = 0 ] || { echo "fio $g: $(tail -n 1 /tmp/$g-$1.t)"; return 1; }
+	done
+	echo "$s1 $s2" | awk '{ print $3 - $1, $4 - $2 }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
+in_range() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
+gweight() {	# gweight DEV CG: the weight bfq_groups shows for CG on DEV
+	sed -n "s|^/$2 .* weight=\([0-9]*\) .*|\1|p" /sys/kernel/debug/block/$1/sched/bfq_groups
+}
+
+load_bfq || fail "insmod failed"
+nullb_load "$NULLB_SLOW nr_devices=2" || fail "null_blk"
+wait_dev nullb1 || fail "no nullb1"
+for d in nullb0 nullb1; do
+	set_sched $d bfq || fail "cannot select bfq on $d"
+	echo 128 > /sys/block/$d/queue/nr_requests || fail "nr_requests on $d"
+	iosched $d max_budget 1024 || fail "max_budget on $d"	# see 30-cgroup-weights
+done
+D0=$(cat /sys/block/nullb0/dev)
+cg_make $A 100 && cg_make $B 400 || fail "cannot create the cgroups"
+echo "$D0 400" > $CGROOT/$A/io.bfq.weight || fail "cannot write '$D0 400'"
+w=$(cat $CGROOT/$A/io.bfq.weight | tr '\n' ';')
+log "io.bfq.weight of a: $w"
+[ "$w" = "default 100;$D0 400;" ] || fail "io.bfq.weight reads '$w', want 'default 100;$D0 400;'"
+
+res=$(measure nullb0) || fail "nullb0 run: $res"
+set -- $res
+r0=$(ratio "$1" "$2")
+log "nullb0 (a=400 here): a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r0 (want 0.9..1.1)"
+res=$(measure nullb1) || fail "nullb1 run: $res"
+set -- $res
+r1=$(ratio "$1" "$2")
+log "nullb1 (a=100):      a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r1 (want 3.6..4.4)"
+log "bfq_groups weights of a: nullb0 $(gweight nullb0 $A) nullb1 $(gweight nullb1 $A)"
+[ "$(gweight nullb0 $A)" = 400 ] && [ "$(gweight nullb1 $A)" = 100 ] ||
+	fail "bfq_groups shows a's weight $(gweight nullb0 $A) on nullb0, $(gweight nullb1 $A) on nullb1"
+[ "$(cg_stat $A nullb0 bfq.weight)" = 400 ] && [ "$(cg_stat $A nullb1 bfq.weight)" = 100 ] ||
+	fail "io.stat bfq.weight of a: nullb0 $(cg_stat $A nullb0 bfq.weight), nullb1 $(cg_stat $A nullb1 bfq.weight)"
+
+# drop the override; the default applies again
+echo "$D0 default" > $CGROOT/$A/io.bfq.weight || fail "cannot write '$D0 default'"
+w=$(cat $CGROOT/$A/io.bfq.weight | tr '\n' ';')
+[ "$w" = "default 100;" ] || fail "after '$D0 default' io.bfq.weight reads '$w'"
+[ "$(gweight nullb0 $A)" = 100 ] || fail "bfq_groups shows weight $(gweight nullb0 $A) after '$D0 default'"
+
+cleanup
+unload_bfq || fail "rmmod failed"
+check_dmesg
+in_range "$r0" 0.9 1.1 || fail "nullb0 ratio b/a = $r0 with a's override 400, want 1 +-10 %"
+in_range "$r1" 3.6 4.4 || fail "nullb1 ratio b/a = $r1 without override, want 4 +-10 %"
+log "device weight ok: nullb0 $r0, nullb1 $r1"
