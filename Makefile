@@ -7,6 +7,9 @@
 #   make check      host tests + guest tests; T=name runs a single test
 #   make sparse     build with sparse (C=2)
 #   make checkpatch checkpatch.pl --strict on our *.c *.h
+#   make debug-kernel  build (once, cached in /var/cache/bfq-iosched) a guest
+#                   kernel with KASAN, lockdep, kmemleak, fault injection
+#   make check-debug   guest tests + kmemleak scan on that kernel (T=name)
 #   make clean      remove build products (keeps the extracted kernel files
 #                   in build/ksrc and the logs in build/logs)
 #   make distclean  clean + remove build/ entirely
@@ -23,7 +26,8 @@ export KVER TOPDIR
 
 SRCS = $(filter-out %.mod.c,$(wildcard $(TOPDIR)/*.c)) $(wildcard $(TOPDIR)/*.h)
 
-.PHONY: all modules ksrc run bench-iops shell check sparse checkpatch clean distclean
+.PHONY: all modules ksrc run bench-iops shell check sparse checkpatch clean distclean \
+	debug-kernel check-debug
 
 all: modules
 
@@ -59,10 +63,19 @@ shell: modules
 check:
 	@T='$(T)' scripts/check.sh
 
+# Sanitizer kernel (scripts/debug-kernel.config) and the tests on it; the
+# module is built into build/debug-mod, not here.  Not part of "check".
+debug-kernel:
+	@scripts/debug-kernel.sh
+
+check-debug:
+	@T='$(T)' scripts/check-debug.sh
+
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(TOPDIR) clean; fi
 	rm -rf $(BUILD)/initramfs $(BUILD)/initramfs.cpio.gz $(BUILD)/disk.img \
-		$(BUILD)/tests
+		$(BUILD)/tests $(BUILD)/debug-mod $(BUILD)/initramfs-debug \
+		$(BUILD)/initramfs-debug.cpio.gz $(BUILD)/disk-debug.img
 
 distclean: clean
 	rm -rf $(BUILD)

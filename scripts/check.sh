@@ -4,6 +4,13 @@
 # stdout: "ok N - name", "ok N - name # SKIP why", "not ok N - name # why",
 # then one line "P passed, F failed[, S skipped]".  Details go to stderr and
 # build/logs/.  Env: T=name[,name...] (with or without the NN- prefix).
+# For scripts/check-debug.sh (another kernel): HOST_TESTS=0 skips host
+# tests; GUEST_PREPARE=cmd builds module + initramfs instead of make +
+# scripts/mkinitramfs.sh; GUEST_LAST=name... guest tests run after the
+# selected ones (may be non-NN files in tests/); TMUL=n multiplies guest
+# test timeouts; BOOT_SLACK=s (default 120) is added to the guest timeout;
+# LOG_PREFIX (default check).  KERNEL, INITRD, DISK, MEM, APPEND and
+# SPLAT_EXTRA are passed on to scripts/guest.sh.
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 KVER=${KVER:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
@@ -43,11 +50,16 @@ else
 	sel=$all
 fi
 
+TMUL=${TMUL:-1}
+for t in ${GUEST_LAST:-}; do
+	[ -f "tests/$t.sh" ] || { echo "check: no tests/$t.sh" >&2; exit 2; }
+	sel="$sel $t"
+done
 host='' guest='' guest_to=0
 for t in $sel; do
 	case $(field where "tests/$t.sh") in
-	host) host="$host $t" ;;
-	guest) guest="$guest $t"; to=$(field timeout "tests/$t.sh"); guest_to=$((guest_to + ${to:-180})) ;;
+	host) [ "${HOST_TESTS:-1}" = 0 ] || host="$host $t" ;;
+	guest) guest="$guest $t"; to=$(field timeout "tests/$t.sh"); guest_to=$((guest_to + ${to:-180} * TMUL)) ;;
 	*) report "$(short "$t")" 1 "no '# where: host|guest' line" ;;
 	esac
 done
@@ -74,7 +86,10 @@ if [ -n "$guest" ]; then
 	glog=$LOGS/guest-build.log
 	gerr=
 	# W=1 like tests/01-build.sh, so a preceding build test is not redone
-	if ! make -s -C "$TOPDIR" modules W=1 > "$glog" 2>&1; then
+	if [ -n "${GUEST_PREPARE:-}" ]; then
+		glog=$LOGS/${LOG_PREFIX:-check}-build.log
+		sh -c "$GUEST_PREPARE" > "$glog" 2>&1 || gerr="module/initramfs build failed (see $glog)"
+	elif ! make -s -C "$TOPDIR" modules W=1 > "$glog" 2>&1; then
 		gerr="module build failed (see $glog)"
 	elif ! scripts/mkinitramfs.sh >> "$glog" 2>&1; then
 		gerr="initramfs build failed (see $glog)"
@@ -85,9 +100,11 @@ if [ -n "$guest" ]; then
 	else
 		list=$(echo $guest | tr ' ' ',')
 		# boot (~20 s) + the tests' own timeouts + the dmesg dump
-		clog=$LOGS/check-$(date +%Y%m%d-%H%M%S).log
+		clog=$LOGS/${LOG_PREFIX:-check}-$(date +%Y%m%d-%H%M%S).log
 		res=${clog%.log}.results
-		GUEST_LOG=$clog QUIET=1 TIMEOUT=$((guest_to + 120)) scripts/guest.sh check "$list"
+		[ "$TMUL" = 1 ] || APPEND="${APPEND:+$APPEND }bfqtmul=$TMUL"
+		GUEST_LOG=$clog QUIET=1 TIMEOUT=$((guest_to + ${BOOT_SLACK:-120})) APPEND=${APPEND:-} \
+			scripts/guest.sh check "$list"
 		grc=$?
 		case $grc in
 		124) lost="guest timed out before this test finished" ;;

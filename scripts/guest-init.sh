@@ -24,9 +24,12 @@ res() { echo "$*" > /dev/ttyS1 2>/dev/null || echo "@@ $*"; }
 res "BOOT $(cut -d' ' -f1 /proc/uptime)"
 echo "bfq-guest: init started at uptime $(cut -d' ' -f1 /proc/uptime)s"
 
-# busybox insmod resolves no dependencies: load in dependency order.
+# busybox insmod resolves no dependencies: load in dependency order
+# (a kernel with virtio built in, like the check-debug one, has none).
 for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
-	insmod "$(find /lib/modules/"$KVER" -name "$m.ko")" || echo "bfq-guest: insmod $m failed"
+	f=$(find /lib/modules/"$KVER" -name "$m.ko")
+	[ -n "$f" ] || continue
+	insmod "$f" || echo "bfq-guest: insmod $m failed"
 done
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -34,6 +37,7 @@ while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
 arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 mode=$(arg bfqmode)
+tmul=$(arg bfqtmul)	# test timeouts x this (slow sanitizer kernel)
 seq=0
 tests=$(arg bfqtests | tr ',' ' ')
 
@@ -43,7 +47,7 @@ run_test() {
 	t=/tests/$1.sh
 	out=/tmp/$1.out
 	to=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t" | head -n 1)
-	to=${to:-180}
+	to=$(( ${to:-180} * ${tmul:-1} ))
 	seq=$((seq + 1))	# a test may be listed more than once
 	mark="bfq-test: start $1 #$seq"
 	echo "$mark" > /dev/kmsg
@@ -72,6 +76,9 @@ run_test() {
 		[ $rc -eq 0 ] || [ $rc -eq 77 ] && rc=1
 		why="kernel: $splat"
 	fi
+	# where our module's code was (tests/kmemleak.sh names leaks by it)
+	[ ! -e /sys/module/bfq_iosched/sections/.text ] ||
+		echo "$(cat /sys/module/bfq_iosched/sections/.text) $(cat /sys/module/bfq_iosched/coresize)" >> /tmp/bfq-text
 	# leave a clean guest for the next test (best effort, bounded)
 	timeout 60 sh -c '. /tests/lib.sh; unload_bfq; unload_distro_bfq;
 		nullb_unload; sdebug_unload; trace_off' 2>&1 | sed 's/^/cleanup: /'

@@ -5,6 +5,10 @@
 #        KVM=1    use /dev/kvm instead of TCG
 #        QUIET=1  don't copy the console to stdout (it always goes to the log)
 #        GUEST_LOG=path  console log name (default build/logs/MODE-TIME.log)
+#        For another kernel (make check-debug): KERNEL (default
+#        /boot/vmlinuz-$KVER), INITRD (build/initramfs.cpio.gz), DISK
+#        (build/disk.img), MEM (MiB, 2048), APPEND (more kernel arguments),
+#        SPLAT_EXTRA (more console patterns that fail the run, ERE)
 # Console log: build/logs/<mode>-<timestamp>.log; results channel (ttyS1):
 # the same name with .results.  Exit 0 only if the guest finished (DONE)
 # and the console shows no Oops / BUG: / WARNING: / general protection /
@@ -21,18 +25,23 @@ LOG=${GUEST_LOG:-$B/logs/$MODE-$(date +%Y%m%d-%H%M%S).log}
 RES=${LOG%.log}.results
 rm -f "$RES" "$LOG.splat"
 
-KERNEL=/boot/vmlinuz-$KVER
+KERNEL=${KERNEL:-/boot/vmlinuz-$KVER}
+INITRD=${INITRD:-$B/initramfs.cpio.gz}
+DISK=${DISK:-$B/disk.img}
+MEM=${MEM:-2048}
+SPLAT_RE='Oops|BUG:|WARNING:|general protection|Call Trace'
+[ -z "${SPLAT_EXTRA:-}" ] || SPLAT_RE="$SPLAT_RE|$SPLAT_EXTRA"
 [ -r "$KERNEL" ] || { echo "guest.sh: $KERNEL missing (install linux-image-$KVER)" >&2; exit 2; }
-[ -f "$B/initramfs.cpio.gz" ] || { echo "guest.sh: run scripts/mkinitramfs.sh first" >&2; exit 2; }
+[ -f "$INITRD" ] || { echo "guest.sh: run scripts/mkinitramfs.sh first" >&2; exit 2; }
 # sparse 1 GiB scratch disk, /dev/vda in the guest; tests may scribble on it
-[ -f "$B/disk.img" ] || truncate -s 1G "$B/disk.img"
+[ -f "$DISK" ] || truncate -s 1G "$DISK"
 
 if [ "${KVM:-0}" = 1 ]; then accel=(-accel kvm -cpu host); else accel=(-accel tcg); fi
 # loglevel=5: KERN_WARNING and worse reach the console as they happen.
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m 2048 -nographic -no-reboot
-	-nic none -kernel "$KERNEL" -initrd "$B/initramfs.cpio.gz"
-	-append "console=ttyS0 panic=-1 loglevel=5 bfqmode=$MODE bfqtests=$TESTS"
-	-drive "file=$B/disk.img,if=virtio,format=raw,cache=unsafe"
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m "$MEM" -nographic -no-reboot
+	-nic none -kernel "$KERNEL" -initrd "$INITRD"
+	-append "console=ttyS0 panic=-1 loglevel=5 bfqmode=$MODE bfqtests=$TESTS${APPEND:+ $APPEND}"
+	-drive "file=$DISK,if=virtio,format=raw,cache=unsafe"
 	-serial mon:stdio -serial "file:$RES")
 
 if [ "$MODE" = shell ]; then
@@ -60,7 +69,7 @@ if ! grep -q '^DONE' "$RES" 2>/dev/null; then
 	tail -n 40 "$LOG" | tr -d '\r' | sed 's/^/  | /' >&2
 	exit 3
 fi
-if grep -nE 'Oops|BUG:|WARNING:|general protection|Call Trace' "$LOG" > "$LOG.splat"; then
+if grep -nE "$SPLAT_RE" "$LOG" > "$LOG.splat"; then
 	echo "guest: kernel trouble in the console log:" >&2
 	head -n 20 "$LOG.splat" | tr -d '\r' | sed 's/^/  | /' >&2
 	exit 4

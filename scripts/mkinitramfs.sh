@@ -2,15 +2,24 @@
 # Build the guest initramfs build/initramfs.cpio.gz: static busybox, fio with
 # its shared libraries, the distro modules the tests use, our module, the
 # tests and /init (scripts/guest-init.sh).
-# Usage: scripts/mkinitramfs.sh   (env: KVER, TOPDIR)
+# Usage: scripts/mkinitramfs.sh   (env: KVER, TOPDIR, and for another
+# kernel, e.g. the sanitizer one of "make check-debug":
+#   MODBASE  root its modules are installed under (MODBASE/lib/modules/KVER;
+#            default /); modules built into that kernel are skipped
+#   KO       our module (default ./bfq-iosched.ko)
+#   OUT      the image (default build/initramfs.cpio.gz; the staging tree
+#            is OUT without .cpio.gz)
+# A kernel without a bfq.ko (IOSCHED_BFQ=n) gets no distro-bfq.ko: then
+# load_distro_bfq fails and what needs it must skip.)
 set -eu
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 KVER=${KVER:-$(ls -d /usr/src/linux-headers-*-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
 B=$TOPDIR/build
-R=$B/initramfs
-OUT=$B/initramfs.cpio.gz
-MODDIR=/lib/modules/$KVER
-KO=$TOPDIR/bfq-iosched.ko
+OUT=${OUT:-$B/initramfs.cpio.gz}
+R=${OUT%.cpio.gz}
+MODBASE=${MODBASE:-}
+MODDIR=$MODBASE/lib/modules/$KVER
+KO=${KO:-$TOPDIR/bfq-iosched.ko}
 
 die() { echo "mkinitramfs.sh: $*" >&2; exit 1; }
 [ -f "$KO" ] || die "$KO not built (run make)"
@@ -19,7 +28,7 @@ die() { echo "mkinitramfs.sh: $*" >&2; exit 1; }
 
 rm -rf "$R"
 mkdir -p "$R"/bin "$R"/dev "$R"/proc "$R"/sys "$R"/tmp "$R"/etc "$R"/root \
-	"$R"/lib/bfq "$R"/lib/modules-extra "$R"/usr/lib "$R"/lib64 "$R/$MODDIR"
+	"$R"/lib/bfq "$R"/lib/modules-extra "$R"/usr/lib "$R"/lib64 "$R/lib/modules/$KVER"
 ln -s bin "$R"/sbin
 ln -s ../bin "$R"/usr/bin
 ln -s ../bin "$R"/usr/sbin
@@ -44,13 +53,19 @@ copy_bin /usr/bin/fio
 
 # Distro modules and their dependencies, installed under the normal path so
 # that busybox modprobe works with a depmod run on this small tree.
-modpath() { modinfo -k "$KVER" -n "$1"; }
+mi() {
+	if [ -n "$MODBASE" ]; then modinfo -b "$MODBASE" -k "$KVER" "$@"
+	else modinfo -k "$KVER" "$@"; fi
+}
+modpath() { mi -n "$1"; }
 add_mod() {
 	p=$(modpath "$1") || die "module $1 not found for $KVER"
-	[ -e "$R$p" ] && return 0
-	mkdir -p "$R$(dirname "$p")"
-	cp "$p" "$R$p"
-	for d in $(modinfo -k "$KVER" -F depends "$1" | tr ',' ' '); do
+	case $p in /*) ;; *) return 0 ;; esac	# "(builtin)"
+	g=${p#"$MODBASE"}	# its path in the guest
+	[ -e "$R$g" ] && return 0
+	mkdir -p "$R$(dirname "$g")"
+	cp "$p" "$R$g"
+	for d in $(mi -F depends "$1" | tr ',' ' '); do
 		add_mod "$d"
 	done
 }
@@ -59,14 +74,18 @@ for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev \
 	crct10dif_generic kyber-iosched; do
 	add_mod "$m"
 done
-cp "$MODDIR"/modules.builtin "$MODDIR"/modules.builtin.modinfo "$MODDIR"/modules.order "$R/$MODDIR/"
+cp "$MODDIR"/modules.builtin "$MODDIR"/modules.builtin.modinfo "$MODDIR"/modules.order "$R/lib/modules/$KVER/"
 depmod -b "$R" "$KVER"
 
 # Our module and the distro bfq live outside /lib/modules so that nothing
 # (modprobe, the kernel's "bfq-iosched" autoload) can pick either up
 # implicitly: tests load exactly the one they want with insmod.
 cp "$KO" "$R"/lib/bfq/bfq-iosched.ko
-cp "$(modpath bfq)" "$R"/lib/modules-extra/distro-bfq.ko
+if p=$(modpath bfq 2>/dev/null) && [ -f "$p" ]; then
+	cp "$p" "$R"/lib/modules-extra/distro-bfq.ko
+else
+	echo "  INITRAMFS note: $KVER has no bfq.ko; no distro-bfq.ko in the guest"
+fi
 
 # tests, helpers, init
 mkdir -p "$R"/tests && cp -L "$TOPDIR"/tests/* "$R"/tests/
