@@ -1,0 +1,88 @@
+#!/bin/sh
+# where: guest
+# timeout: 150
+# Buffered writes are weighted too: with the memory and io controllers on
+# cgroup v2, writeback bios carry the blkcg of the cgroup that dirtied the
+# pages.  A block device inode is written back by one cgroup at a time, so
+# the two writers (weights 100 and 400) write to two partitions of one slow
+# scsi_debug disk (max_queue=1, 2 ms per command, 64 KiB requests).  Dirty
+# limits are lowered so that the writers are throttled to their writeback
+# rate.  The wbytes of each cgroup in io.stat over a common window must be
+# 1:4 within 10 % with bfq; mq-deadline is the baseline.
+# Status: attribution works (one async queue per cgroup, io.stat wbytes
+# and bfq.sectors per cgroup), but the ratio is ~3.0 with these dirty
+# limits (1.0-1.6 with 64M/32M): b's async queue keeps running empty
+# (no_more expiries in bfq_queues), so b is not continuously backlogged
+# and B-WF2Q+ cannot give it its share.  This test fails until that is
+# understood; see the report of the cgroup test work.
+. "$(dirname "$0")/lib.sh"
+
+A=t33a B=t33b
+DB=$(cat /proc/sys/vm/dirty_bytes) DBB=$(cat /proc/sys/vm/dirty_background_bytes)
+DR=$(cat /proc/sys/vm/dirty_ratio) DBR=$(cat /proc/sys/vm/dirty_background_ratio)
+restore() {
+	cg_readers_stop; cg_kill_rm $A $B
+	if [ "$DB" != 0 ]; then echo "$DB" > /proc/sys/vm/dirty_bytes; else echo "$DR" > /proc/sys/vm/dirty_ratio; fi
+	if [ "$DBB" != 0 ]; then echo "$DBB" > /proc/sys/vm/dirty_background_bytes; else echo "$DBR" > /proc/sys/vm/dirty_background_ratio; fi
+	echo -memory > $CGROOT/cgroup.subtree_control 2>/dev/null
+}
+trap restore EXIT
+
+# writer CG DEV: buffered sequential writer until cg_readers_stop
+writer() {
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CGROOT/$1" \
+		fio --minimal --terse-version=3 --name="$1" --filename="/dev/$2" \
+		--rw=write --bs=64k --size=90m --time_based --runtime=300 \
+		--end_fsync=1 > "/tmp/$1.t" 2>&1 &
+	CG_PIDS="$CG_PIDS $!"
+}
+measure() {
+	set_sched $D "$1" || return 1
+	echo 128 > /sys/block/$D/queue/nr_requests || return 1
+	[ "$1" != bfq ] || iosched $D max_budget 1024 || return 1
+	writer $A ${D}1
+	writer $B ${D}2
+	cg_wait_io $D wbytes $A $B || return 1
+	sleep 2
+	s1=$(cg_snap $D wbytes $A $B)
+	sleep 10
+	s2=$(cg_snap $D wbytes $A $B)
+	cg_readers_stop
+	sync
+	echo "$s1 $s2" | awk '{ print $3 - $1, $4 - $2 }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
+
+echo +memory > $CGROOT/cgroup.subtree_control || skip "cannot enable the memory controller"
+echo $((8 << 20)) > /proc/sys/vm/dirty_bytes && echo $((4 << 20)) > /proc/sys/vm/dirty_background_bytes ||
+	fail "cannot lower the dirty limits"
+load_bfq || fail "insmod failed"
+D=$(sdebug_load 'dev_size_mb=256 max_queue=1 ndelay=2000000') || fail "scsi_debug"
+echo 64 > /sys/block/$D/queue/max_sectors_kb || fail "max_sectors_kb"
+# MBR: ${D}1 = sectors 2048..+200000, ${D}2 = 204800..+200000, type 83
+printf '\0\0\0\0\203\0\0\0\0\10\0\0\100\15\3\0\0\0\0\0\203\0\0\0\0\40\3\0\100\15\3\0' |
+	dd of=/dev/$D bs=1 seek=446 conv=notrunc 2>/dev/null &&
+	printf '\125\252' | dd of=/dev/$D bs=1 seek=510 conv=notrunc 2>/dev/null || fail "cannot write the MBR"
+sync; blockdev --rereadpt /dev/$D || fail "BLKRRPART on $D"
+wait_dev ${D}1 && wait_dev ${D}2 || fail "no partitions on $D"
+cg_make $A 100 && cg_make $B 400 || fail "cannot create the cgroups"
+grep -q memory $CGROOT/$A/cgroup.controllers || fail "no memory controller in $A"
+
+base=$(measure mq-deadline) || fail "mq-deadline run: $base"
+set -- $base
+log "mq-deadline: written a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2")"
+res=$(measure bfq) || fail "bfq run: $res"
+set -- $res
+r=$(ratio "$1" "$2")
+log "bfq:         written a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r (want 3.6..4.4)"
+grep t33 /sys/kernel/debug/block/$D/sched/bfq_groups | sed 's/^/bfq_groups: /'
+sed 's/^/bfq_queues: /' /sys/kernel/debug/block/$D/sched/bfq_queues | head -n 8
+
+restore
+unload_bfq || fail "rmmod failed"
+sdebug_unload
+check_dmesg
+[ "$1" -gt 0 ] && [ "$2" -gt 0 ] || fail "writeback not attributed to the cgroups: a=$1 b=$2 bytes"
+awk -v r="$r" 'BEGIN { exit !(r >= 3.6 && r <= 4.4) }' ||
+	fail "bfq writeback ratio b/a = $r, want 4 +-10 % (3.6..4.4)"
+log "writeback weighted: ratio $r"
