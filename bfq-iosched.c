@@ -24,6 +24,7 @@
 #include "blk-mq.h"
 #include "blk-mq-debugfs.h"
 #include "blk-mq-sched.h"
+#include "blk-wbt.h"
 #include "bfq.h"
 
 #define CREATE_TRACE_POINTS
@@ -680,6 +681,8 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	}
 	/* one scheduler state for all hardware queues */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	/* writeback throttling would hold writes back outside our budgets */
+	wbt_disable_default(q);
 	return 0;
 }
 
@@ -696,6 +699,7 @@ static void bfq_exit_sched(struct elevator_queue *eq)
 	spin_unlock_irq(&bfqd->lock);
 	/* offlines every group; with no queue left, each one dies */
 	bfq_cgroup_deactivate(bfqd);
+	wbt_enable_default(bfqd->queue);
 	kfree(bfqd);
 }
 
