@@ -28,16 +28,6 @@ cleanup() {
 } > /dev/null 2>&1
 trap cleanup EXIT
 
-# tr_events OUT: the trace buffer's bfq events as "TS EVENT k=v ..." lines.
-tr_events() {
-	awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^bfq_[a-z]+:$/) {
-		ts = $(i - 1); sub(/:$/, "", ts); ev = $i; sub(/^bfq_/, "", ev); sub(/:$/, "", ev)
-		s = ts " " ev; for (j = i + 1; j <= NF; j++) s = s " " $j
-		print s; break } }' "$TRACEFS/trace" > "$1"
-	_lost=$(cat $TRACEFS/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
-	[ "$_lost" -eq 0 ] || fail "trace buffer overran ($_lost events lost)"
-}
-AWKVAL='function val(k,  j) { for (j = 3; j <= NF; j++) if (index($j, k "=") == 1) return substr($j, length(k) + 2); return "" }'
 
 nullb_load 'queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1' ||
 	fail "cannot load null_blk"
