@@ -387,7 +387,8 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 	rq->elv.priv[0] = bfqq;
 	set_rq_state(rq, BFQ_RQ_QUEUED);
 	elv_rb_add(&bfqq->sort_list, rq);
-	rq->fifo_time = ktime_get_ns() + bfqd->fifo_expire_ns[bfqq->sync];
+	/* blk-mq stamped the request already: no second clock read */
+	rq->fifo_time = rq->start_time_ns + bfqd->fifo_expire_ns[bfqq->sync];
 	list_add_tail(&rq->queuelist, &bfqq->fifo);
 	/*
 	 * The core frees a request merged into a multi-range discard without
