@@ -9,6 +9,10 @@
 #        /boot/vmlinuz-$KVER), INITRD (build/initramfs.cpio.gz), DISK
 #        (build/disk.img), MEM (MiB, 2048), APPEND (more kernel arguments),
 #        SPLAT_EXTRA (more console patterns that fail the run, ERE)
+#        GUEST_LOCK  x (default): no other guest runs at the same time, so
+#                 timing and fairness figures are not distorted on a small
+#                 host; s: may share the host with other "s" guests
+#                 (functional runs); none: no locking
 # Console log: build/logs/<mode>-<timestamp>.log; results channel (ttyS1):
 # the same name with .results.  Exit 0 only if the guest finished (DONE)
 # and the console shows no Oops / BUG: / WARNING: / general protection /
@@ -48,6 +52,18 @@ if [ "$MODE" = shell ]; then
 	"${qemu[@]}" 2>&1 | tee "$LOG"
 	exit 0
 fi
+
+# One flock over all checkouts on this host (helpers work in copies).
+LOCK=${GUEST_LOCK:-x}
+case $LOCK in
+x | s)
+	exec 9> /tmp/bfq-guest.lock
+	if ! flock -n "-$LOCK" 9; then
+		echo "guest: waiting for /tmp/bfq-guest.lock (GUEST_LOCK=$LOCK)" >&2
+		flock "-$LOCK" 9
+	fi
+	;;
+esac
 
 start=$(date +%s)
 if [ "${QUIET:-0}" = 1 ]; then
