@@ -14,6 +14,7 @@
  */
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -24,6 +25,7 @@
 #include "blk-mq.h"
 #include "blk-mq-debugfs.h"
 #include "blk-mq-sched.h"
+#include "blk-mq-tag.h"
 #include "blk-wbt.h"
 #include "bfq.h"
 
@@ -379,6 +381,74 @@ static bool bfq_has_work(struct blk_mq_hw_ctx *hctx)
 	       (READ_ONCE(bfqd->queued) && !READ_ONCE(bfqd->waiting));
 }
 
+/*
+ * Async writes come mostly from the flusher threads, and they wait for
+ * scheduler tags.  Freed tags go to the waiters in turn, whatever their
+ * weight: a light cgroup's writeback would end up holding most tags and
+ * leave a heavy cgroup's async queue empty, and an empty queue cannot get
+ * its share.  So an async queue may use only a part of each tag bitmap
+ * word that follows its share of the device.
+ * limit_depth runs before the request and its queue exist and knows only
+ * the task: each task leaves the depth of its last async queue in a small
+ * table keyed by the task pointer.  A task not found there gets the
+ * smallest depth until its first insert; an entry torn by a racing writer
+ * only gives one allocation another depth.
+ */
+static struct bfq_async_hint *bfq_async_hint(struct bfq_data *bfqd)
+{
+	return &bfqd->async_hint[hash_ptr(current, BFQ_ASYNC_HINT_BITS)];
+}
+
+static void bfq_leave_async_hint(struct bfq_data *bfqd,
+				 struct bfq_queue *bfqq)
+{
+	struct bfq_async_hint *h = bfq_async_hint(bfqd);
+	unsigned int depth;
+
+	depth = bfqd->word_depth * bfq_share(&bfqq->entity) >> 10;
+	depth = clamp(depth, bfqd->min_async_depth, bfqd->async_depth);
+	WRITE_ONCE(h->depth, depth);
+	WRITE_ONCE(h->task, current);
+}
+
+static void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	struct bfq_data *bfqd = data->q->elevator->elevator_data;
+	struct bfq_async_hint *h;
+
+	if (op_is_sync(opf))
+		return;
+	h = bfq_async_hint(bfqd);
+	if (READ_ONCE(h->task) == current)
+		data->shallow_depth = READ_ONCE(h->depth);
+	else
+		data->shallow_depth = READ_ONCE(bfqd->min_async_depth);
+}
+
+/* Called with the queue frozen when nr_requests changes. */
+static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	struct bfq_data *bfqd = hctx->queue->elevator->elevator_data;
+	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
+	unsigned int word = 1U << bt->sb.shift;
+
+	/* sync requests always keep a quarter of the tags */
+	spin_lock_irq(&bfqd->lock);
+	bfqd->word_depth = word;
+	bfqd->async_depth = max(word * 3 / 4, 1U);
+	bfqd->min_async_depth = max(word / 16, 1U);
+	memset(bfqd->async_hint, 0, sizeof(bfqd->async_hint));
+	spin_unlock_irq(&bfqd->lock);
+	/* wake-up batches small enough for the shallowest waiter */
+	sbitmap_queue_min_shallow_depth(bt, bfqd->min_async_depth);
+}
+
+static int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	bfq_depth_updated(hctx);
+	return 0;
+}
+
 static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_queue *bfqq = bfq_rq_queue(bfqd, rq);
@@ -411,6 +481,8 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 		bfqd->waiting = false;
 		hrtimer_try_to_cancel(&bfqd->idle_timer);
 	}
+	if (!bfqq->sync)
+		bfq_leave_async_hint(bfqd, bfqq);
 }
 
 static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
@@ -858,6 +930,9 @@ static struct elevator_type bfq_elv = {
 		.requests_merged	= bfq_requests_merged,
 		.prepare_request	= bfq_prepare_request,
 		.finish_request		= bfq_finish_request,
+		.limit_depth		= bfq_limit_depth,
+		.depth_updated		= bfq_depth_updated,
+		.init_hctx		= bfq_init_hctx,
 		.requeue_request	= bfq_requeue_request,
 		.insert_requests	= bfq_insert_requests,
 		.dispatch_request	= bfq_dispatch_request,

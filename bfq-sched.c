@@ -79,6 +79,10 @@ static void tree_insert(struct rb_root *root, struct bfq_entity *e)
 
 static void tree_remove(struct bfq_entity *e)
 {
+	struct bfq_service_tree *st = entity_st(e);
+
+	if (e->tree == &st->idle)
+		st->idle_wsum -= e->weight;
 	rb_erase_augmented(&e->node, e->tree, &min_start_cb);
 	e->tree = NULL;
 }
@@ -103,6 +107,7 @@ void bfq_sched_init(struct bfq_sched_data *sd)
 		sd->st[i].idle = RB_ROOT;
 		sd->st[i].vtime = 0;
 		sd->st[i].wsum = 0;
+		sd->st[i].idle_wsum = 0;
 	}
 }
 
@@ -242,8 +247,10 @@ static void go_idle(struct bfq_entity *e)
 
 	st->wsum -= e->weight;
 	e->active = false;
-	if (vt_after(e->finish, st->vtime))
+	if (vt_after(e->finish, st->vtime)) {
 		tree_insert(&st->idle, e);
+		st->idle_wsum += e->weight;
+	}
 }
 
 /*
@@ -292,4 +299,25 @@ void bfq_forget(struct bfq_entity *e)
 {
 	if (e->tree)
 		tree_remove(e);
+}
+
+/*
+ * The part of the device, in 1/1024ths, that @e gets while backlogged: its
+ * weight over the weights of its tree's backlogged entities and of those
+ * that went idle ahead of V (they will be back soon), times the same for
+ * each group above it.  Classes are ignored.
+ */
+unsigned int bfq_share(struct bfq_entity *e)
+{
+	unsigned int share = 1024;
+
+	for (; e; e = e->parent) {
+		struct bfq_service_tree *st = entity_st(e);
+		unsigned long wsum = st->wsum + st->idle_wsum;
+
+		if (!e->active && e->tree != &st->idle)
+			wsum += e->weight;
+		share = share * e->weight / max(wsum, 1UL);
+	}
+	return share;
 }

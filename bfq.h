@@ -68,6 +68,7 @@ struct bfq_service_tree {
 	struct rb_root idle;		/* recently idle entities, by finish */
 	u64 vtime;
 	unsigned long wsum;		/* weights of active entities */
+	unsigned long idle_wsum;	/* weights on the idle tree */
 };
 
 /* One scheduling level: the device, or a group. */
@@ -132,6 +133,13 @@ struct bfq_io_cq {
 	int prio;			/* class and level, set at each request */
 };
 
+/* Left by a task at each async insert for limit_depth (bfq-iosched.c). */
+#define BFQ_ASYNC_HINT_BITS	6
+struct bfq_async_hint {
+	const struct task_struct *task;	/* compared, never dereferenced */
+	unsigned int depth;		/* sched tags per bitmap word */
+};
+
 struct bfq_data {
 	spinlock_t lock;		/* the one lock of the scheduler */
 	struct request_queue *queue;
@@ -152,6 +160,12 @@ struct bfq_data {
 	sector_t last_pos;		/* end of the last dispatched request */
 	struct hrtimer idle_timer;
 	struct bfq_queue *merge_bfqq;	/* the bio's queue during bio_merge */
+
+	/* async tag limits: written under the lock, read without it */
+	struct bfq_async_hint async_hint[1 << BFQ_ASYNC_HINT_BITS];
+	unsigned int word_depth;	/* bits per sched-tag bitmap word */
+	unsigned int async_depth;	/* most an async queue may use */
+	unsigned int min_async_depth;
 
 	u64 peak_rate;			/* sectors per ms << 16, 0 if unknown */
 	unsigned int auto_max_budget;
@@ -190,6 +204,7 @@ void bfq_served(struct bfq_entity *e, unsigned int sectors);
 void bfq_requeue(struct bfq_entity *e, bool backlogged);
 void bfq_deactivate(struct bfq_entity *e);
 void bfq_forget(struct bfq_entity *e);
+unsigned int bfq_share(struct bfq_entity *e);
 
 /* bfq-ioc.c: per-process queues */
 int bfq_slab_init(void);
