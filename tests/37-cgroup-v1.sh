@@ -1,0 +1,106 @@
+#!/bin/sh
+# where: guest
+# timeout: 150
+# cgroup v1 (blkio): the io controller is taken off cgroup2 and mounted as
+# a v1 blkio hierarchy.  blkio.bfq.weight and blkio.bfq.weight_device
+# reject bad input with the old value kept; two cgroups at 100 and 400
+# read from the slow depth-1 null_blk 1:4 within 10 %, measured with
+# blkio.bfq.io_service_bytes; then a weight_device override of 100 for
+# nullb0 in the heavier cgroup brings the ratio to 1:1 within 10 %.
+. "$(dirname "$0")/lib.sh"
+
+V1=/tmp/blkio
+V2ROOT=$CGROOT
+A=t37a B=t37b
+cleanup() {
+	cg_readers_stop
+	cg_kill_rm $A $B
+	# A v1 hierarchy unmounted before its removed cgroups are freed
+	# stays alive and keeps the io controller: wait for them first.
+	_n=100
+	while [ "$(awk '$1 == "blkio" { print $3 }' /proc/cgroups)" != 1 ]; do
+		[ $_n -gt 0 ] || { echo "removed blkio cgroups are not freed"; return 1; }
+		sleep 0.1; _n=$((_n - 1))
+	done
+	umount $V1 2>/dev/null
+	_n=50
+	until echo +io > $V2ROOT/cgroup.subtree_control 2>/dev/null; do
+		[ $_n -gt 0 ] || { echo "io did not come back to cgroup2"; return 1; }
+		sleep 0.1; _n=$((_n - 1))
+	done
+}
+trap cleanup EXIT
+
+# svc CG: blkio.bfq.io_service_bytes of CG on nullb0 (0 without a line)
+svc() {
+	awk -v d="$DEVNO" '$1 == d { print $2; f = 1 } END { if (!f) print 0 }' \
+		"$V1/$1/blkio.bfq.io_service_bytes"
+}
+# measure: bytes served to A and B in an 8 s window
+measure() {
+	cg_reader $A nullb0 0
+	cg_reader $B nullb0 100g
+	sleep 2
+	a1=$(svc $A) b1=$(svc $B)
+	sleep 8
+	a2=$(svc $A) b2=$(svc $B)
+	cg_readers_stop
+	for g in $A $B; do
+		[ "$(fio_err /tmp/$g-nullb0.t)" = 0 ] || { echo "fio $g: $(cut -c1-80 /tmp/$g-nullb0.t)"; return 1; }
+	done
+	echo $((a2 - a1)) $((b2 - b1))
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
+# rejects FILE VALUE: writing VALUE to FILE must fail and change nothing
+rejects() {
+	_old=$(cat "$1")
+	if echo "$2" > "$1" 2>/dev/null; then echo "'$2' accepted by ${1#$V1/}"; return 1; fi
+	[ "$(cat "$1")" = "$_old" ] || { echo "${1#$V1/} changed by '$2'"; return 1; }
+}
+
+load_bfq || fail "insmod failed"
+nullb_load "$NULLB_SLOW" || fail "null_blk"
+DEVNO=$(cat /sys/block/nullb0/dev)
+set_sched nullb0 bfq && echo 128 > /sys/block/nullb0/queue/nr_requests &&
+	iosched nullb0 max_budget 1024 || fail "cannot set up nullb0"
+
+# a controller moves to v1 only while no cgroup2 subtree enables it
+echo -io > $CGROOT/cgroup.subtree_control || fail "cannot disable io on cgroup2"
+mkdir -p $V1 && mount -t cgroup -o blkio blkio $V1 || fail "cannot mount the v1 blkio hierarchy"
+CGROOT=$V1
+[ -f $V1/blkio.bfq.weight ] && fail "blkio.bfq.weight shown in the root"
+mkdir $V1/$A $V1/$B || fail "mkdir in blkio"
+for f in blkio.bfq.weight blkio.bfq.weight_device blkio.bfq.io_service_bytes; do
+	[ -f $V1/$A/$f ] || fail "no $f"
+done
+[ "$(cat $V1/$A/blkio.bfq.weight)" = 100 ] || fail "default weight reads '$(cat $V1/$A/blkio.bfq.weight)'"
+echo 100 > $V1/$A/blkio.bfq.weight && echo 400 > $V1/$B/blkio.bfq.weight || fail "cannot set weights"
+[ "$(cat $V1/$B/blkio.bfq.weight)" = 400 ] || fail "weight of $B reads '$(cat $V1/$B/blkio.bfq.weight)'"
+for v in 0 1001 abc -5 "" "400 x"; do
+	rejects $V1/$B/blkio.bfq.weight "$v" || fail "$(rejects $V1/$B/blkio.bfq.weight "$v")"
+done
+for v in junk "$DEVNO 0" "$DEVNO 1001" "$DEVNO abc" "999:999 100" "$DEVNO"; do
+	rejects $V1/$B/blkio.bfq.weight_device "$v" || fail "$(rejects $V1/$B/blkio.bfq.weight_device "$v")"
+done
+
+res=$(measure) || fail "run at 100:400: $res"
+set -- $res
+r=$(ratio "$1" "$2")
+log "v1 100:400: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r (want 3.6..4.4)"
+[ "$1" -gt 0 ] && [ "$2" -gt 0 ] || fail "blkio.bfq.io_service_bytes did not count: a=$1 b=$2"
+awk -v r="$r" 'BEGIN { exit !(r >= 3.6 && r <= 4.4) }' || fail "v1 ratio b/a = $r, want 3.6..4.4"
+
+echo "$DEVNO 100" > $V1/$B/blkio.bfq.weight_device || fail "cannot set weight_device"
+[ "$(cat $V1/$B/blkio.bfq.weight_device)" = "$DEVNO 100" ] ||
+	fail "weight_device reads '$(cat $V1/$B/blkio.bfq.weight_device)'"
+res=$(measure) || fail "run with the override: $res"
+set -- $res
+r=$(ratio "$1" "$2")
+log "v1 override $DEVNO 100: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r (want 0.9..1.1)"
+awk -v r="$r" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }' || fail "v1 override ratio b/a = $r, want 0.9..1.1"
+
+trap - EXIT
+cleanup || fail "cleanup failed"
+unload_bfq || fail "rmmod failed"
+check_dmesg
+log "cgroup v1 files work"
