@@ -625,28 +625,45 @@ static int bfq_request_merge(struct request_queue *q, struct request **req,
 					  ELEVATOR_FRONT_MERGE;
 }
 
+/*
+ * The bio's io_cq on @q: the context's hint if it is ours, which RCU keeps
+ * readable (a destroyed one has no sync queue left), else the locked
+ * lookup, which also sets the hint.  The queue lock nests outside ours.
+ */
+static struct io_cq *bfq_bio_icq(struct request_queue *q)
+{
+	struct io_context *ioc = current->io_context;
+	struct io_cq *icq;
+	unsigned long flags;
+
+	if (!ioc)
+		return NULL;
+	icq = rcu_dereference(ioc->icq_hint);
+	if (icq && icq->q == q)
+		return icq;
+	spin_lock_irqsave(&q->queue_lock, flags);
+	icq = ioc_lookup_icq(q);
+	spin_unlock_irqrestore(&q->queue_lock, flags);
+	return icq;
+}
+
 static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 			  unsigned int nr_segs)
 {
 	struct bfq_data *bfqd = q->elevator->elevator_data;
 	struct request *free = NULL;
-	struct io_cq *icq = NULL;
-	unsigned long flags;
+	struct io_cq *icq;
 	bool merged;
 
-	/* the queue lock nests outside ours elsewhere: look up first */
-	if (current->io_context) {
-		spin_lock_irqsave(&q->queue_lock, flags);
-		icq = ioc_lookup_icq(q);
-		spin_unlock_irqrestore(&q->queue_lock, flags);
-	}
-
+	rcu_read_lock();
+	icq = bfq_bio_icq(q);
 	spin_lock_irq(&bfqd->lock);
 	bfqd->merge_bfqq = icq ? bfq_bio_queue(bfqd, bio, icq_to_bic(icq)) :
 				 NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	bfqd->merge_bfqq = NULL;
 	spin_unlock_irq(&bfqd->lock);
+	rcu_read_unlock();
 
 	if (free)
 		blk_mq_free_request(free);
