@@ -221,6 +221,34 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	bfq_put_queue(bfqq);
 }
 
+/* A request this far from the previous one's end is a seek. */
+#define BFQ_SEEK_SECTORS	1024
+
+static void bfq_note_seek(struct bfq_queue *bfqq, struct request *rq)
+{
+	sector_t pos = blk_rq_pos(rq);
+	sector_t dist = pos > bfqq->last_end ? pos - bfqq->last_end :
+					       bfqq->last_end - pos;
+
+	bfqq->seeks = (bfqq->seeks << 1) | (dist > BFQ_SEEK_SECTORS);
+	bfqq->last_end = pos + blk_rq_sectors(rq);
+}
+
+/*
+ * Whether the sync queue in service, now empty, is worth waiting for.
+ * The 2008 scheduler always waits: on a disk the head stays where the
+ * queue reads, and a queue that empties between two requests keeps its
+ * share.  Without a head to keep, a queue that mostly seeks gains nothing
+ * from the wait unless its share depends on it, which it does not when
+ * every backlogged queue has its class and weight.
+ */
+static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	if (!blk_queue_nonrot(bfqd->queue) || hweight16(bfqq->seeks) <= 8)
+		return true;
+	return !bfq_symmetric(&bfqq->entity);
+}
+
 static void bfq_arm_idle_timer(struct bfq_data *bfqd)
 {
 	hrtimer_start(&bfqd->idle_timer, ns_to_ktime(bfqd->slice_idle_ns),
@@ -246,7 +274,8 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 		if (blk_rq_sectors(rq) <= e->budget - e->service)
 			return rq;
 		reason = BFQ_EXP_EXHAUSTED;
-	} else if (bfqq->sync && bfqd->slice_idle_ns) {
+	} else if (bfqq->sync && bfqd->slice_idle_ns &&
+		   bfq_worth_idling(bfqd, bfqq)) {
 		/*
 		 * A sync queue idles even with its budget used up: it is
 		 * exhausted when its next request does not fit, and it must
@@ -471,6 +500,8 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 	}
 	bfqq->queued++;
 	bfqd->queued++;
+	if (bfqq->sync)
+		bfq_note_seek(bfqq, rq);
 
 	if (!bfqq->entity.active) {
 		bfqq->entity.budget = max(bfqq->next_budget,

@@ -36,6 +36,25 @@ static inline struct bfq_service_tree *entity_st(struct bfq_entity *e)
 	return &e->sd->st[e->class];
 }
 
+/* @e becomes backlogged in, or leaves, the weight sums of its tree. */
+static void st_add(struct bfq_entity *e)
+{
+	struct bfq_service_tree *st = entity_st(e);
+
+	st->wsum += e->weight;
+	st->wsq += e->weight * e->weight;
+	st->nr++;
+}
+
+static void st_sub(struct bfq_entity *e)
+{
+	struct bfq_service_tree *st = entity_st(e);
+
+	st->wsum -= e->weight;
+	st->wsq -= e->weight * e->weight;
+	st->nr--;
+}
+
 static bool min_start_compute(struct bfq_entity *e, bool exit)
 {
 	struct bfq_entity *l = node_entity(e->node.rb_left);
@@ -108,6 +127,8 @@ void bfq_sched_init(struct bfq_sched_data *sd)
 		sd->st[i].vtime = 0;
 		sd->st[i].wsum = 0;
 		sd->st[i].idle_wsum = 0;
+		sd->st[i].wsq = 0;
+		sd->st[i].nr = 0;
 	}
 }
 
@@ -120,11 +141,11 @@ static bool apply_prio(struct bfq_entity *e)
 	bool moved = e->class != e->new_class;
 
 	if (e->active)
-		entity_st(e)->wsum -= e->weight;
+		st_sub(e);
 	e->class = e->new_class;
 	e->weight = e->new_weight;
 	if (e->active)
-		entity_st(e)->wsum += e->weight;
+		st_add(e);
 	return moved;
 }
 
@@ -204,7 +225,7 @@ void bfq_activate(struct bfq_entity *e)
 		e->start = start;
 		e->budget = budget;
 		e->active = true;
-		entity_st(e)->wsum += e->weight;
+		st_add(e);
 		insert_active(e);
 	}
 }
@@ -245,7 +266,7 @@ static void go_idle(struct bfq_entity *e)
 {
 	struct bfq_service_tree *st = entity_st(e);
 
-	st->wsum -= e->weight;
+	st_sub(e);
 	e->active = false;
 	if (vt_after(e->finish, st->vtime)) {
 		tree_insert(&st->idle, e);
@@ -320,4 +341,24 @@ unsigned int bfq_share(struct bfq_entity *e)
 		share = share * e->weight / max(wsum, 1UL);
 	}
 	return share;
+}
+
+/*
+ * True if @e, a queue at the device level, is backlogged only beside
+ * queues of its own class and weight: then each gets the same share
+ * whether or not a queue that runs empty is waited for.  All weights are
+ * equal exactly when wsum^2 == nr * wsq.  Queues in groups are never
+ * symmetric: a group keeps its share only by being waited for.
+ */
+bool bfq_symmetric(struct bfq_entity *e)
+{
+	struct bfq_service_tree *st = entity_st(e);
+	int i;
+
+	if (e->parent)
+		return false;
+	for (i = 0; i < BFQ_NR_CLASSES; i++)
+		if (i != e->class && !RB_EMPTY_ROOT(&e->sd->st[i].active))
+			return false;
+	return st->wsum * st->wsum == st->nr * st->wsq;
 }

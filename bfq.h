@@ -69,6 +69,8 @@ struct bfq_service_tree {
 	u64 vtime;
 	unsigned long wsum;		/* weights of active entities */
 	unsigned long idle_wsum;	/* weights on the idle tree */
+	unsigned long wsq;		/* squares of the active weights */
+	unsigned int nr;		/* active entities */
 };
 
 /* One scheduling level: the device, or a group. */
@@ -114,6 +116,9 @@ struct bfq_queue {
 	struct list_head fifo;		/* queued requests by arrival */
 	unsigned int queued;
 	unsigned int dispatched;	/* in the driver */
+
+	sector_t last_end;		/* end of the last request queued */
+	u16 seeks;			/* 1 bits: far jumps, last 16 requests */
 
 	unsigned int next_budget;	/* the budget of the next turn */
 	unsigned int turn_rqs;		/* requests dispatched in this turn */
@@ -205,6 +210,7 @@ void bfq_requeue(struct bfq_entity *e, bool backlogged);
 void bfq_deactivate(struct bfq_entity *e);
 void bfq_forget(struct bfq_entity *e);
 unsigned int bfq_share(struct bfq_entity *e);
+bool bfq_symmetric(struct bfq_entity *e);
 
 /* bfq-ioc.c: per-process queues */
 int bfq_slab_init(void);
