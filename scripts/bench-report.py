@@ -68,6 +68,31 @@ def parse(path):
     return d
 
 
+def host_summary(path):
+    """Lock mode and what else ran on the host during the guest's run
+    (bench.sh samples the load average and the QEMU processes, ours
+    included, every 20 s from the start of guest.sh; samples without any
+    QEMU process, e.g. while waiting for the lock, are left out)."""
+    if not path or not os.path.exists(path):
+        return None
+    lock, samples = "?", []
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p[:1] == ["lock"] and len(p) > 1:
+                lock = p[1]
+            elif p[:1] == ["sample"] and len(p) == 4:
+                samples.append((int(p[1]), float(p[2]), int(p[3])))
+    run = [s for s in samples if s[2] >= 1]
+    if not run:
+        return {"lock": lock}
+    return {"lock": lock, "samples": len(run),
+            "load_avg_mean": round(statistics.mean(s[1] for s in run), 2),
+            "load_avg_max": max(s[1] for s in run),
+            "qemu_processes_mean": round(statistics.mean(s[2] for s in run), 2),
+            "qemu_processes_max": max(s[2] for s in run)}
+
+
 def by_rep(samples, wl):
     """{(case, sched): {rep: {metric: value}}}"""
     out = {}
@@ -256,6 +281,15 @@ class Report:
                     " — **QUICK smoke run, figures meaningless**" if m.get("quick") == "1" else "",
                     ", ".join("w%s %.0f" % (k, v) for k, v in sorted(d["seconds"].items())),
                     secs, secs / 60))
+        h = d.get("host")
+        if h and "samples" in h:
+            L.append("")
+            L.append("Host during the run: lock `GUEST_LOCK=%s`; QEMU guests running (ours included) %.1f on "
+                     "average, %d at most; load average %.1f on average, %.1f at most (2 cores)%s."
+                     % (h["lock"], h["qemu_processes_mean"], h["qemu_processes_max"], h["load_avg_mean"],
+                        h["load_avg_max"],
+                        " — **the host was shared: the figures are noisier than on an idle host**"
+                        if h["qemu_processes_max"] > 1 else ""))
         L.append("")
         L.append("Cells are median <sub>min–max</sub> over the repetitions. "
                  "Only ratios within this one boot mean anything: absolute figures under TCG do not.")
@@ -530,11 +564,13 @@ def main():
     ap.add_argument("--guest-rc", type=int, default=0)
     ap.add_argument("--host-seconds", type=int, default=0)
     ap.add_argument("--readme")
+    ap.add_argument("--host-log", help="bench.sh's samples of host load and QEMU processes")
     a = ap.parse_args()
     d = parse(a.results)
     if not d["samples"]:
         print("bench-report: no samples in %s" % a.results, file=sys.stderr)
         return 1
+    d["host"] = host_summary(a.host_log)
     rep = Report(d, a)
     rep.compute()
     rep.judge()
@@ -543,7 +579,7 @@ def main():
     md = rep.markdown()
     base = os.path.join(a.out, a.stamp)
     with open(base + ".json", "w") as f:
-        json.dump({"stamp": a.stamp, "guest_rc": a.guest_rc, "complete": d["done"],
+        json.dump({"stamp": a.stamp, "guest_rc": a.guest_rc, "complete": d["done"], "host": d["host"],
                    "host_seconds": a.host_seconds, "workload_seconds": d["seconds"],
                    "meta": d["meta"], "errors": d["errors"],
                    "cases": [{"workload": int(k[0]), "case": k[1], **v} for k, v in d["cases"].items()],

@@ -36,6 +36,15 @@ if [ -z "${RESULTS:-}" ]; then
 	RESULTS=${LOG%.log}.results
 	echo "bench: workloads $W, quick=$QUICK, console log $LOG" >&2
 	: > "$LOG"
+	# what else ran on the host meanwhile: every 20 s the load average and
+	# the number of QEMU processes (ours included), for the report
+	HOSTLOG=${LOG%.log}.host
+	echo "lock ${GUEST_LOCK:-x}" > "$HOSTLOG"
+	( while :; do
+		echo "sample $(date +%s) $(cut -d' ' -f1 /proc/loadavg) $(pgrep -c -f '^qemu-system-x86_64 ')"
+		sleep 20
+	done ) >> "$HOSTLOG" &
+	sampler=$!
 	GUEST_LOG=$LOG QUIET=1 TIMEOUT=$TIMEOUT \
 		APPEND="slab_nomerge bfqbench=$W bfqquick=$QUICK" scripts/guest.sh bench &
 	gpid=$!
@@ -43,6 +52,8 @@ if [ -z "${RESULTS:-}" ]; then
 	tail -n +1 --pid=$gpid -F "$LOG" 2> /dev/null | grep --line-buffered -a '^bench:' | sed -u 's/\r$//' >&2
 	wait $gpid
 	rc=$?
+	kill "$sampler" 2> /dev/null
+	wait "$sampler" 2> /dev/null
 else
 	rc=0
 	stamp=$(basename "$RESULTS" .results | sed 's/^bench-//')
@@ -52,6 +63,7 @@ fi
 mkdir -p "$OUT"
 args=(--results "$RESULTS" --out "$OUT" --stamp "$stamp" --guest-rc "$rc"
 	--host-seconds "$(( $(date +%s) - t0 ))")
+[ ! -f "${RESULTS%.results}.host" ] || args+=(--host-log "${RESULTS%.results}.host")
 [ "$README" = 1 ] && args+=(--readme "$TOPDIR/README.md")
 /usr/bin/python3 scripts/bench-report.py "${args[@]}" || exit 1
 echo "bench: took $(( $(date +%s) - t0 )) s in all (guest rc $rc)" >&2
