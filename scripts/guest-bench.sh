@@ -238,12 +238,13 @@ w1_profile() {
 			print "P " s " " c " " f " " $3 " " sym }' > /tmp/prof.lines
 	_n=$(wc -l < /tmp/prof.lines)
 	[ "$_n" -gt 0 ] || { err 1 "perf report gave nothing for $1"; return; }
-	# every line of the scheduler modules, the rest only while > 2 %
-	# (and what the idle loop got: the rest is busy time)
-	awk '$5 == "[bfq_iosched]" || $5 == "[bfq]" || $5 == "[kyber_iosched]" ||
-		$5 == "[mq_deadline]" || $6 == "do_idle" ||
-		$5 == "[kernel.kallsyms]" && ($3 >= 2 || $4 >= 1)' /tmp/prof.lines |
-		head -n 60 | while read -r l; do res "$l"; done
+	# every scheduler function (perf files module symbols, known only from
+	# kallsyms, under [kernel.kallsyms]), what the idle loop got (the rest
+	# is busy time), and other kernel functions while >= 2 % / 1 % self
+	{ awk '$6 ~ /^(bfq_|dd_|kyber_)/ || $6 == "do_idle"' /tmp/prof.lines
+	  awk '$6 !~ /^(bfq_|dd_|kyber_)/ && $6 != "do_idle" &&
+		$5 == "[kernel.kallsyms]" && ($3 >= 2 || $4 >= 1)' /tmp/prof.lines | head -n 50
+	} | while read -r l; do res "$l"; done
 	# total self time per module
 	awk -v s="$1" '{ self[$5] += $4 } END { for (d in self) if (self[d] >= 0.1) printf "P %s total %.2f %s (self-total)\n", s, self[d], d }' \
 		/tmp/prof.lines | while read -r l; do res "$l"; done
