@@ -424,33 +424,49 @@ class Report:
                 L.append("- w%d %s: **%s** (%s)" % (t["workload"], t["target"], "met" if t["met"] else "missed", t["detail"]))
         return L
 
+    HOOKS = ("bio_merge", "prepare_request", "insert_requests", "dispatch_request", "has_work",
+             "finish_request", "limit_depth")
+
     def profile_md(self):
+        """Per scheduler: idle share, the elevator hooks' inclusive shares
+        (they do not nest in one another) and what they add up to per
+        request: share x 2 vCPUs x time / requests in that time."""
         p = self.d["profile"]
         if not p:
             return []
-        L = ["Profile (perf, cpu-clock, all CPUs, 2 jobs; % of all samples, inclusive / self) — "
-             "scheduler functions and the hottest kernel functions:", ""]
+        cpus = int(self.d["meta"].get("cpus", "2") or 2)
+        L = ["Profile (`perf record -a -g -e cpu-clock` over a 2-job run; %% of all samples on all CPUs, "
+             "inclusive/self). Scheduler hooks are the elevator entry points; µs/req in hooks = their "
+             "inclusive share × %d vCPUs / IOPS during the profile. Functions under the listing threshold "
+             "(0.3 %%, or 2 %% in runs before the threshold was lowered) are missing." % cpus, ""]
         for s in ("mq-deadline", DISTRO, OURS):
             rows = [x for x in p if x["sched"] == s and x["children"] != "total"]
-            tot = [x for x in p if x["sched"] == s and x["children"] == "total"]
             if not rows:
                 continue
-            mods = [x for x in rows if x["dso"] in ("[bfq_iosched]", "[bfq]")
-                    or (s == "mq-deadline" and x["symbol"].startswith("dd_"))]
+            pre = "dd_" if s == "mq-deadline" else "bfq_"
+            hooks = [x for x in rows if x["symbol"] in [pre + h for h in self.HOOKS]]
             idle = [x for x in rows if x["symbol"] == "do_idle"]
-            lock = [x for x in rows if "spin_lock" in x["symbol"]]
-            top = sorted(mods, key=lambda x: -float(x["children"]))[:8]
-            modself = [x for x in tot if x["dso"] in ("[bfq_iosched]", "[bfq]")]
-            line = "- %s: " % s
-            if idle:
-                line += "idle %s %%; " % idle[0]["children"]
-            if modself:
-                line += "self time in %s %s %%; " % (modself[0]["dso"], modself[0]["self"])
-            if lock:
-                line += "spin lock " + ", ".join("%s %s/%s" % (x["symbol"], x["children"], x["self"]) for x in lock[:3]) + "; "
-            if top:
-                line += "top: " + ", ".join("%s %s/%s" % (x["symbol"], x["children"], x["self"]) for x in top)
+            unlock = [x for x in rows if x["symbol"] in ("_raw_spin_unlock_irq", "_raw_spin_unlock_irqrestore",
+                                                         "native_queued_spin_lock_slowpath")]
+            hpet = [x for x in rows if x["symbol"] == "read_hpet"]
+            iops = (self.get(1, "prof", s, "iops_under_perf") or {}).get("median")
+            tot = sum(float(x["children"]) for x in hooks)
+            line = "- %s: idle %s %%" % (s, idle[0]["children"] if idle else "< 0.3")
+            if hooks:
+                line += "; hooks %.1f %% (%s)" % (tot, ", ".join("%s %s" % (x["symbol"], x["children"]) for x in
+                                                              sorted(hooks, key=lambda x: -float(x["children"]))))
+                if iops:
+                    line += " = %.0f µs/req at %.0f IOPS" % (tot / 100 * cpus * 1e6 / iops, iops)
+            if unlock:
+                line += "; irq-enabling unlocks (self, where interrupts held off land) " + ", ".join(
+                    "%s %s" % (x["symbol"], x["self"]) for x in unlock)
+            if hpet:
+                line += "; read_hpet %s" % hpet[0]["self"]
             L.append(line)
+            self.prof_summary = getattr(self, "prof_summary", {})
+            self.prof_summary[s] = {"idle_pct": float(idle[0]["children"]) if idle else None,
+                                    "hooks_pct": tot, "iops": iops,
+                                    "hooks_us_per_req": tot / 100 * cpus * 1e6 / iops if iops and hooks else None}
         return L
 
     # ------------------------------------------------------------ plots
@@ -501,7 +517,7 @@ plot %s
                 made.append(png)
 
         st = self.a.stamp
-        note = "(median, bars min-max; TCG guest: compare within one run only)"
+        note = "\\n(median, bars min-max; TCG guest: compare within one run only)"
         if any(r["workload"] == 1 for r in self.res):
             rows = [["%s_jobs" % j[1:]] + sum((trip(self.get(1, j, s, "iops")) for s in SCHEDS), []) for j in ("j1", "j2", "j4")]
             hist(os.path.join(outdir, st + "-iops.png"), dat("iops.dat", rows),
@@ -584,6 +600,7 @@ def main():
                    "meta": d["meta"], "errors": d["errors"],
                    "cases": [{"workload": int(k[0]), "case": k[1], **v} for k, v in d["cases"].items()],
                    "results": rep.res, "targets": rep.targets, "profile": d["profile"],
+                   "profile_summary": getattr(rep, "prof_summary", {}),
                    "samples": d["samples"]}, f, indent=1)
     with open(base + ".md", "w") as f:
         f.write("# make bench %s\n\n" % a.stamp + "\n".join(md) + "\n\n"

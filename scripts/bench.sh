@@ -11,6 +11,7 @@
 #      TIMEOUT          guest timeout in s (default 1800, quick 900)
 #      GUEST_LOCK       see scripts/guest.sh (default x: nothing else runs)
 #      RESULTS=file     only run the report on an existing .results file
+#                       (HOST_SECONDS=n: the run's duration for the table)
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOPDIR" || exit 2
@@ -62,7 +63,7 @@ fi
 [ -s "$RESULTS" ] || { echo "bench: no results in $RESULTS" >&2; exit 1; }
 mkdir -p "$OUT"
 args=(--results "$RESULTS" --out "$OUT" --stamp "$stamp" --guest-rc "$rc"
-	--host-seconds "$(( $(date +%s) - t0 ))")
+	--host-seconds "${HOST_SECONDS:-$(( $(date +%s) - t0 ))}")
 [ ! -f "${RESULTS%.results}.host" ] || args+=(--host-log "${RESULTS%.results}.host")
 [ "$README" = 1 ] && args+=(--readme "$TOPDIR/README.md")
 /usr/bin/python3 scripts/bench-report.py "${args[@]}" || exit 1
