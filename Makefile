@@ -82,7 +82,8 @@ clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(TOPDIR) clean; fi
 	rm -rf $(BUILD)/initramfs $(BUILD)/initramfs.cpio.gz $(BUILD)/disk.img \
 		$(BUILD)/tests $(BUILD)/debug-mod $(BUILD)/initramfs-debug \
-		$(BUILD)/initramfs-debug.cpio.gz $(BUILD)/disk-debug.img
+		$(BUILD)/initramfs-debug.cpio.gz $(BUILD)/disk-debug.img \
+		$(BUILD)/bench-quick
 
 distclean: clean
 	rm -rf $(BUILD)
