@@ -4,6 +4,8 @@
 #
 #   make            build bfq-iosched.ko (W=1 for extra warnings)
 #   make run        build, boot the QEMU guest, select bfq, run a short demo
+#   make bench      benchmarks side by side in one boot (< 30 min): results
+#                   in bench/results/, table and plots in README.md
 #   make check      host tests + guest tests; T=name runs a single test
 #   make sparse     build with sparse (C=2)
 #   make checkpatch checkpatch.pl --strict on our *.c *.h
@@ -26,7 +28,7 @@ export KVER TOPDIR
 
 SRCS = $(filter-out %.mod.c,$(wildcard $(TOPDIR)/*.c)) $(wildcard $(TOPDIR)/*.h)
 
-.PHONY: all modules ksrc run bench-iops shell check sparse checkpatch clean distclean \
+.PHONY: all modules ksrc run bench bench-iops shell check sparse checkpatch clean distclean \
 	debug-kernel check-debug
 
 all: modules
@@ -50,10 +52,15 @@ run: modules
 	scripts/mkinitramfs.sh
 	scripts/guest.sh run
 
-# CPU cost side by side: IOPS of none, mq-deadline, kyber, distro bfq, ours.
+# Benchmarks side by side (scripts/bench.sh): none, mq-deadline, kyber, the
+# distro bfq and ours, one boot.  BENCH_W=1,3 picks workloads, BENCH_QUICK=1
+# makes a short smoke run (results in build/bench-quick, README untouched).
+bench: modules
+	scripts/bench.sh
+
+# Workload 1 alone (CPU cost: IOPS, profile), results as for "make bench".
 bench-iops: modules
-	scripts/mkinitramfs.sh
-	TIMEOUT=600 scripts/guest.sh bench
+	BENCH_W=1 scripts/bench.sh
 
 # Interactive busybox shell in the guest (Ctrl-A x quits QEMU).
 shell: modules
@@ -75,7 +82,8 @@ clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(TOPDIR) clean; fi
 	rm -rf $(BUILD)/initramfs $(BUILD)/initramfs.cpio.gz $(BUILD)/disk.img \
 		$(BUILD)/tests $(BUILD)/debug-mod $(BUILD)/initramfs-debug \
-		$(BUILD)/initramfs-debug.cpio.gz $(BUILD)/disk-debug.img
+		$(BUILD)/initramfs-debug.cpio.gz $(BUILD)/disk-debug.img \
+		$(BUILD)/bench-quick
 
 distclean: clean
 	rm -rf $(BUILD)

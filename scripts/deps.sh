@@ -1,5 +1,7 @@
 #!/bin/sh
 # Install what building and testing bfq-iosched needs on Debian 12 (root).
+# "make bench" also needs gnuplot-nox (plots), python3 (the report) and
+# linux-perf (perf is copied into the guest for the profile).
 # Idempotent: "apt-get update" and "apt-get install" only run when a package
 # is missing.  Makes sure linux-image, linux-headers and linux-source are the
 # same Debian version, so the private headers and the QEMU kernel match.
@@ -8,7 +10,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 PKGS="linux-headers-amd64 linux-image-amd64 linux-source-6.1 kmod
 qemu-system-x86 busybox-static fio cpio gzip sparse xz-utils bc gcc make
-util-linux coreutils perl libc6-dev"
+util-linux coreutils perl libc6-dev gnuplot-nox python3 linux-perf"
 
 [ "$(id -u)" = 0 ] || { echo "deps.sh: run as root" >&2; exit 1; }
 

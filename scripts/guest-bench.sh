@@ -1,51 +1,568 @@
 #!/bin/sh
-# Guest side of "make bench-iops": CPU cost per request, side by side.
-# 4 KiB random reads on a zero-latency null_blk (irqmode=0), io_uring,
-# QD32, 2 jobs, for none, mq-deadline, kyber, the distro bfq and ours, in
-# that order, ROUNDS times; prints one "IOPS sched round value" line per
-# run and a median per scheduler.  Only ratios within this one boot mean
-# anything: absolute figures under TCG do not.
+# Guest side of "make bench" (bfqmode=bench): every workload of the
+# benchmark on none, mq-deadline, kyber, the distro bfq and ours, in this
+# one boot.  Kernel command line: bfqbench=1,2,...  (workloads, default all)
+# and bfqquick=1 (short runs for smoke tests; the figures mean nothing).
+#
+# Results go to the results channel (ttyS1), one line each, raw: the host
+# (scripts/bench-report.py) computes medians, spreads, shares and errors.
+#   M KEY VALUE...                      facts about this run
+#   C WL CASE KEY=VALUE...              what a case is (weights, ...)
+#   S WL CASE SCHED REP METRIC VALUE    one measured figure
+#   P SCHED CHILDREN% SELF% DSO SYMBOL  perf profile (workload 1)
+#   E WL MESSAGE                        something could not be measured
+#   T WL SECONDS                        time a workload took
+# Console lines starting with "bench:" show progress.
+# Only ratios within one boot mean anything: absolute figures under TCG
+# do not.
 . /tests/lib.sh
 
-ROUNDS=${ROUNDS:-3}
-SECS=${SECS:-5}
-DEV=nullb0
+res() { echo "$*" > /dev/ttyS1 2>/dev/null || echo "@@ $*"; }
+say() { echo "bench: $*"; }
+err() { res "E $1 $2"; say "ERROR ($1): $2"; }
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
+now() { cut -d' ' -f1 /proc/uptime; }
 
-rm -f /tmp/bench.out
-nullb_load 'queue_mode=2 irqmode=0 submit_queues=2 hw_queue_depth=64' || exit 1
-modprobe kyber-iosched || echo "bench: kyber not available"
+WLS=$(arg bfqbench | tr ',' ' ')
+[ -n "$WLS" ] || WLS="1 2 3 4 5 6"
+QUICK=$(arg bfqquick)
+[ "$QUICK" = 1 ] || QUICK=0
+REPS=3
+SCHEDS="none mq-deadline kyber distro-bfq bfq-iosched"
 
-one_run() {
-	fio --minimal --terse-version=3 --name=iops --filename=/dev/$DEV \
-		--rw=randread --bs=4k --direct=1 --ioengine=io_uring \
-		--iodepth=32 --numjobs=2 --group_reporting --time_based \
-		--runtime="$SECS" --ramp_time=1 | awk -F';' '$1 == 3 { print $8 }'
+# Durations in seconds.  Budget (full run): see README "Benchmarks".
+if [ "$QUICK" = 1 ]; then
+	IOPS_RAMP=1 IOPS_RUN=1		# w1: one fio run per rep
+	PROF_SECS=2			# w1: perf record
+	FAIR_WARM=1 FAIR_WIN=1		# w2, w5: windows of one run
+	LAT_RAMP=1 LAT_RUN=2		# w3: one fio run per rep
+	TPUT_WARM=1 TPUT_WIN=1		# w4, w5: windows of one run
+	MEM_PROCS=16
+else
+	IOPS_RAMP=1 IOPS_RUN=3
+	PROF_SECS=4
+	FAIR_WARM=3 FAIR_WIN=5
+	LAT_RAMP=1 LAT_RUN=5
+	TPUT_WARM=2 TPUT_WIN=3
+	MEM_PROCS=64
+fi
+
+NB_FAST='queue_mode=2 irqmode=0 submit_queues=2 hw_queue_depth=64'
+NB_SLOW=$NULLB_SLOW	# lib.sh: irqmode=2, 2 ms, depth 1, one queue
+
+res "M kernel $(uname -r)"
+res "M cpus $(grep -c ^processor /proc/cpuinfo)"
+res "M mem_kib $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+res "M clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+res "M cmdline $(cat /proc/cmdline)"
+res "M quick $QUICK"
+res "M reps $REPS"
+res "M fio $(fio --version)"
+res "M durations iops_ramp=$IOPS_RAMP iops_run=$IOPS_RUN prof=$PROF_SECS fair_warm=$FAIR_WARM fair_win=$FAIR_WIN lat_ramp=$LAT_RAMP lat_run=$LAT_RUN tput_warm=$TPUT_WARM tput_win=$TPUT_WIN mem_procs=$MEM_PROCS"
+modprobe kyber-iosched 2>/dev/null || err 0 "kyber-iosched not available"
+
+# use_sched LABEL DEV: make scheduler LABEL (none, mq-deadline, kyber,
+# distro-bfq, bfq-iosched) active on DEV, loading and unloading the bfq
+# modules as needed (both register "bfq", only one may be loaded).
+use_sched() {
+	case $1 in
+	distro-bfq)
+		unload_bfq || return 1
+		load_distro_bfq || return 1
+		set_sched "$2" bfq ;;
+	bfq-iosched)
+		unload_distro_bfq || return 1
+		load_bfq || return 1
+		set_sched "$2" bfq ;;
+	*)
+		set_sched "$2" "$1" ;;
+	esac
+}
+unload_both() { unload_bfq; unload_distro_bfq; }
+
+# deep DEV: nr_requests 128 (a scheduler is needed for more tags than
+# the device's depth; "none" keeps the device's).
+deep() {
+	[ "$(get_sched "$1")" = none ] && return 0
+	echo 128 > "/sys/block/$1/queue/nr_requests" ||
+		err x "cannot set nr_requests=128 on $1 under $(get_sched "$1")"
 }
 
-# measure NAME: select NAME on the device and run ROUNDS times
-measure() {
-	set_sched $DEV "$1" || return 1
-	r=1
-	while [ $r -le "$ROUNDS" ]; do
-		echo "IOPS $2 $r $(one_run)" | tee -a /tmp/bench.out
-		r=$((r + 1))
+# snap PID...: "uptime bytes_1 bytes_2 ..." (read_bytes of each process,
+# counted when the bio is submitted; fio --thread keeps all jobs of one
+# fio in its process).  PID may be PID/task/TID: one thread.  A vanished
+# process gives -1.
+snap() {
+	_o=$(now)
+	for _p in "$@"; do
+		_b=$(sed -n 's/^read_bytes: *//p' "/proc/$_p/io" 2>/dev/null)
+		_o="$_o ${_b:--1}"
+	done
+	echo "$_o"
+}
+
+# started PID...: wait (60 s at most) until every process has read
+# something: starting many fio processes takes seconds under TCG.
+started() {
+	_n=0 _t0=$(now)
+	while [ $_n -lt 600 ]; do
+		if snap "$@" | awk '{ for (i = 2; i <= NF; i++) if ($i <= 0) exit 1 }'; then
+			STARTED=$(awk -v a="$_t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+			return 0
+		fi
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
+# dev_started DEV: wait (30 s at most) until DEV completes reads.
+dev_reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
+dev_started() {
+	_r0=$(dev_reads "$1") _n=0
+	while [ "$(dev_reads "$1")" = "$_r0" ] && [ $_n -lt 300 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
 	done
 }
 
-for round_sched in none mq-deadline kyber; do
-	measure "$round_sched" "$round_sched"
+# windows WARM WIN PID...: once all PIDs read, WARM seconds, then REPS
+# consecutive windows of WIN seconds; one line per window:
+# "seconds KiB_1 KiB_2 ...".
+windows() {
+	_warm=$1 _win=$2; shift 2
+	started "$@" || { echo DEAD; return; }
+	sleep "$_warm"
+	_prev=$(snap "$@")
+	_r=1
+	while [ $_r -le $REPS ]; do
+		sleep "$_win"
+		_cur=$(snap "$@")
+		echo "$_prev $_cur" | awk '{ n = NF / 2; s = sprintf("%.3f", $(n + 1) - $1)
+			for (i = 2; i <= n; i++) {
+				if ($i < 0 || $(n + i) < 0) { print "DEAD"; exit }
+				s = s " " int(($(n + i) - $i) / 1024) }
+			print s }'
+		_prev=$_cur
+		_r=$((_r + 1))
+	done
+}
+
+# stop_fio PID...: SIGTERM (fio then reports and exits), reap; SIGKILL
+# what is left after 20 s.
+stop_fio() {
+	kill -TERM "$@" 2>/dev/null
+	# shellcheck disable=SC2016
+	sh -c 'sleep 20; kill -9 "$@"' sh "$@" 2>/dev/null &
+	_wd=$!
+	wait "$@" 2>/dev/null
+	kill "$_wd" 2>/dev/null
+	wait "$_wd" 2>/dev/null
+	return 0
+}
+
+# ---------------------------------------------------------------- w1
+# CPU cost: 4 KiB random reads, io_uring QD32, zero-latency null_blk,
+# 1/2/4 jobs.  Rounds go over all schedulers in turn (so a slow spell of
+# the host hits all of them), REPS rounds; then a perf profile of each.
+# iops_round: one fio, three job groups one after the other (stonewall):
+# 1, 2 and 4 jobs; prints "JOBS IOPS" lines.  (One fio start instead of
+# three: starting fio costs seconds under TCG.)
+iops_round() {
+	set -- --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k --direct=1 \
+		--time_based --runtime="$IOPS_RUN" --ramp_time="$IOPS_RAMP" --group_reporting
+	fio --minimal --terse-version=3 --filename=/dev/nullb0 "$@" \
+		--name=j1 --numjobs=1 --stonewall --new_group \
+		--name=j2 --numjobs=2 --stonewall --new_group \
+		--name=j4 --numjobs=4 --stonewall --new_group 2>/dev/null |
+		awk -F';' '$1 == 3 && $5 == 0 { print substr($3, 2), $8 }'
+}
+
+w1() {
+	nullb_load "$NB_FAST" || { err 1 "null_blk"; return 1; }
+	res "C 1 j1 jobs=1 iodepth=32 bs=4k engine=io_uring"
+	res "C 1 j2 jobs=2 iodepth=32 bs=4k engine=io_uring"
+	res "C 1 j4 jobs=4 iodepth=32 bs=4k engine=io_uring"
+	r=1
+	while [ $r -le $REPS ]; do
+		for s in $SCHEDS; do
+			use_sched "$s" nullb0 || { err 1 "cannot use $s"; continue; }
+			iops_round > /tmp/iops.v
+			for j in 1 2 4; do
+				v=$(awk -v j=$j '$1 == j { print $2 }' /tmp/iops.v)
+				[ -n "$v" ] || { err 1 "fio failed: $s j=$j"; continue; }
+				res "S 1 j$j $s $r iops $v"
+			done
+			say "w1 round $r $s: IOPS at 1/2/4 jobs: $(awk '{ print $2 }' /tmp/iops.v | tr '\n' ' ')"
+		done
+		unload_both
+		r=$((r + 1))
+	done
+	if command -v perf > /dev/null; then
+		for s in mq-deadline distro-bfq bfq-iosched; do
+			w1_profile "$s"
+		done
+		unload_both
+	else
+		err 1 "perf is not in the guest: no profile"
+	fi
+	nullb_unload
+}
+
+# w1_profile SCHED: perf (cpu-clock, call graphs, all CPUs) over a 2-job
+# run; prints inclusive (children) and self shares of the scheduler's
+# functions and of the top kernel functions.
+w1_profile() {
+	use_sched "$1" nullb0 || { err 1 "cannot use $1"; return; }
+	# fio runs until stopped: perf takes seconds to start under TCG
+	fio --minimal --terse-version=3 --name=prof --filename=/dev/nullb0 \
+		--rw=randread --bs=4k --direct=1 --ioengine=io_uring \
+		--iodepth=32 --numjobs=2 --group_reporting \
+		--time_based --runtime=300 > /tmp/prof.t 2>&1 &
+	_f=$!
+	dev_started nullb0
+	sleep 1
+	_r0=$(dev_reads nullb0) _t0=$(now)
+	perf record -q -a -g -e cpu-clock -F 499 -o /tmp/perf.data -- sleep "$PROF_SECS" > /tmp/perf.rec 2>&1 ||
+		{ err 1 "perf record failed: $(tail -n 1 /tmp/perf.rec)"; stop_fio $_f; return; }
+	_iops=$(awk -v r0="$_r0" -v r1="$(dev_reads nullb0)" -v t0="$_t0" -v t1="$(now)" \
+		'BEGIN { printf "%.0f", (r1 - r0) / (t1 - t0) }')
+	stop_fio $_f
+	res "S 1 prof $1 1 iops_under_perf $_iops"
+	# "Children Self Shared-Object [k] Symbol", percent of all samples
+	perf report -i /tmp/perf.data --stdio --children --sort dso,sym -g none \
+		--percent-limit 0.3 2>/dev/null |
+		awk -v s="$1" '/^ *[0-9.]+% +[0-9.]+% / {
+			c = $1; sub(/%/, "", c); f = $2; sub(/%/, "", f)
+			sym = $5; for (i = 6; i <= NF; i++) sym = sym " " $i
+			print "P " s " " c " " f " " $3 " " sym }' > /tmp/prof.lines
+	_n=$(wc -l < /tmp/prof.lines)
+	[ "$_n" -gt 0 ] || { err 1 "perf report gave nothing for $1"; return; }
+	# every scheduler function (perf files module symbols, known only from
+	# kallsyms, under [kernel.kallsyms]), what the idle loop got (the rest
+	# is busy time), and other kernel functions while >= 2 % / 1 % self
+	{ awk '$6 ~ /^(bfq_|dd_|kyber_)/ || $6 == "do_idle"' /tmp/prof.lines
+	  awk '$6 !~ /^(bfq_|dd_|kyber_)/ && $6 != "do_idle" &&
+		$5 == "[kernel.kallsyms]" && ($3 >= 2 || $4 >= 1)' /tmp/prof.lines | head -n 50
+	} | while read -r l; do res "$l"; done
+	# total self time per module
+	awk -v s="$1" '{ self[$5] += $4 } END { for (d in self) if (self[d] >= 0.1) printf "P %s total %.2f %s (self-total)\n", s, self[d], d }' \
+		/tmp/prof.lines | while read -r l; do res "$l"; done
+	say "w1 profile $1: $_n symbols, $(wc -c < /tmp/perf.data) bytes of samples, top:"
+	sort -k4 -rn /tmp/prof.lines | head -n 12 | sed 's/^/bench:   /'
+	rm -f /tmp/perf.data /tmp/perf.data.old
+}
+
+# ---------------------------------------------------------------- w2
+# Weighted fairness on the depth-1, 2 ms null_blk, nr_requests 128.
+# Sequential 64 KiB O_DIRECT readers (libaio QD4), each on its own 8 GiB
+# region, either with ioprio best-effort LEVEL (what "ionice -c2 -n LEVEL"
+# sets) or one per cgroup with io.bfq.weight.  Each rep is one window of
+# one run (after all readers run, and a warm-up).
+FAIR_CASES="ionice-2 ionice-4 ionice-8 cg-2 cg-4"
+fair_levels() {
+	case $1 in
+	ionice-2) echo 0 7 ;;
+	ionice-4) echo 0 2 4 6 ;;
+	ionice-8) echo 0 1 2 3 4 5 6 7 ;;
+	cg-2) echo 100 400 ;;
+	cg-4) echo 100 200 300 400 ;;
+	esac
+}
+fair_weights() {	# ioprio level -> weight 10 * (8 - level), as both bfqs do
+	case $1 in
+	ionice-*) for _l in $(fair_levels "$1"); do printf '%s ' $((10 * (8 - _l))); done; echo ;;
+	*) fair_levels "$1" ;;
+	esac
+}
+
+# level_tids PID LEVEL...: the reader threads of fio PID, in the order of
+# LEVELS, as "PID/task/TID" (for /proc/.../io).  fio sets each job
+# thread's ioprio itself (prioclass/prio: ioprio_set on the thread, as
+# ionice does), so a thread is known by its level: "ionice -p TID".
+level_tids() {
+	_fp=$1; shift
+	_n=0
+	while [ $_n -lt 300 ]; do
+		_o=
+		for _l in "$@"; do
+			_t=
+			for _d in /proc/"$_fp"/task/*; do
+				[ "${_d##*/}" != "$_fp" ] || continue
+				[ "$(ionice -p "${_d##*/}" 2>/dev/null)" = "best-effort: prio $_l" ] && { _t=${_d##*/}; break; }
+			done
+			[ -n "$_t" ] || break
+			_o="$_o $_fp/task/$_t"
+		done
+		[ -z "$_t" ] || { echo "$_o"; return 0; }
+		kill -0 "$_fp" 2>/dev/null || return 1
+		sleep 0.2
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
+# fair_run WL CASE LABEL: start the readers of CASE on nullb0 (the
+# scheduler is active), print "S WL CASE LABEL rep dt|kibN value" lines.
+# ionice cases: one fio, one thread per reader with its own ioprio (and
+# so its own queue); cgroup cases: one fio process per cgroup.
+fair_run() {
+	_wl=$1 _case=$2 _lab=$3
+	_ios='' _kill='' _i=0
+	_rt=$((FAIR_WARM + REPS * FAIR_WIN + 60))
+	set -- --minimal --terse-version=3 --thread --filename=/dev/nullb0 \
+		--rw=read --bs=64k --direct=1 --ioengine=libaio --iodepth=4 \
+		--size=8g --time_based --runtime=$_rt
+	case $_case in
+	ionice-*)
+		_jobs=
+		for _v in $(fair_levels "$_case"); do
+			_jobs="$_jobs --name=r$_i --prioclass=2 --prio=$_v --offset=$((_i * 8))g"
+			_i=$((_i + 1))
+		done
+		# shellcheck disable=SC2086
+		fio "$@" $_jobs > /tmp/fair.t 2>&1 &
+		_kill=$!
+		# shellcheck disable=SC2046
+		_ios=$(level_tids $_kill $(fair_levels "$_case")) ||
+			{ err "$_wl" "$_case $_lab: no reader threads: $(head -c 200 /tmp/fair.t)"; stop_fio $_kill; return 1; }
+		;;
+	cg-*)
+		for _v in $(fair_levels "$_case"); do
+			_cg=$CGROOT/bench$_i
+			[ -d "$_cg" ] || mkdir "$_cg"
+			if [ -e "$_cg/io.bfq.weight" ]; then
+				echo "$_v" > "$_cg/io.bfq.weight" || err "$_wl" "cannot set weight $_v on $_cg"
+			fi
+			sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$_cg" \
+				fio "$@" --name="r$_i" --offset=$((_i * 8))g > /tmp/fair$_i.t 2>&1 &
+			_kill="$_kill $!"
+			_i=$((_i + 1))
+		done
+		_ios=$_kill
+		;;
+	esac
+	# shellcheck disable=SC2086
+	windows "$FAIR_WARM" "$FAIR_WIN" $_ios > /tmp/fair.w
+	# shellcheck disable=SC2086
+	stop_fio $_kill
+	if grep -q DEAD /tmp/fair.w; then
+		err "$_wl" "$_case $_lab: a reader died or never started"
+		return 1
+	fi
+	awk -v p="S $_wl $_case $_lab" '{ printf "%s %d dt %s\n", p, NR, $1
+		for (i = 2; i <= NF; i++) printf "%s %d kib%d %s\n", p, NR, i - 1, $i }' /tmp/fair.w |
+		while read -r l; do res "$l"; done
+	# seconds from the readers' start until all had read (after fio's own start)
+	res "S $_wl $_case $_lab 1 start_s $STARTED"
+	say "$_wl $_case $_lab: s KiB... per window: $(tr '\n' '|' < /tmp/fair.w)"
+}
+
+w2() {
+	nullb_load "$NB_SLOW" || { err 2 "null_blk"; return 1; }
+	for c in $FAIR_CASES; do
+		res "C 2 $c weights=$(fair_weights "$c" | sed 's/ *$//; s/ /,/g') kind=${c%-*}"
+	done
+	for s in $SCHEDS; do
+		use_sched "$s" nullb0 || { err 2 "cannot use $s"; continue; }
+		deep nullb0
+		for c in $FAIR_CASES; do
+			fair_run 2 "$c" "$s"
+		done
+		_f=
+		for _x in "$CGROOT"/bench0/*bfq* "$CGROOT"/bench0/*weight*; do [ -e "$_x" ] && _f="$_f ${_x##*/}"; done
+		res "M cgroup_files_$s${_f:- (none)}"
+	done
+	unload_both
+	for i in 0 1 2 3; do rmdir "$CGROOT/bench$i" 2>/dev/null; done
+	nullb_unload
+}
+
+# ---------------------------------------------------------------- w3
+# Latency of a 4 KiB sync (psync, O_DIRECT) random reader while a buffered
+# sequential writer (1 MiB writes) and a sequential O_DIRECT reader
+# (128 KiB) run.  On vda and on the depth-1, 2 ms null_blk.  Dirty limits
+# are small (32 MiB, background 8 MiB) so writeback runs all the time.
+# The REPS repetitions run back to back in one fio (each with a ramp).
+# lat_reps DEV RND_OFF SEQ_OFF WR_OFF SIZE: one fio, REPS groups one after
+# the other (stonewall; forking a group is cheap, starting fio is not);
+# prints "REP METRIC VALUE" lines.
+lat_reps() {
+	_jobs='' _r=1
+	while [ $_r -le $REPS ]; do
+		_jobs="$_jobs --name=rnd$_r --rw=randread --bs=4k --direct=1 --offset=$2 --size=$5 --stonewall --new_group"
+		_jobs="$_jobs --name=seq$_r --rw=read --bs=128k --direct=1 --offset=$3 --size=$5"
+		_jobs="$_jobs --name=wr$_r --rw=write --bs=1m --direct=0 --offset=$4 --size=$5"
+		_r=$((_r + 1))
+	done
+	# shellcheck disable=SC2086
+	fio --minimal --terse-version=3 --percentile_list=50:99:99.9 \
+		--filename=/dev/$1 --time_based --runtime="$LAT_RUN" \
+		--ramp_time="$LAT_RAMP" --ioengine=psync $_jobs > /tmp/lat.t 2>&1
+	awk -F';' '$1 == 3 { j = $3; r = j; sub(/^[a-z]+/, "", r); sub(/[0-9]+$/, "", j) }
+		$1 == 3 && j == "rnd" { for (i = 18; i <= 20; i++) { split($i, a, "="); v[i] = a[2] }
+			print r, "p50_us", v[18]; print r, "p99_us", v[19]; print r, "p999_us", v[20]
+			print r, "rnd_iops", $8; print r, "rnd_ios", int($6 / 4); print r, "max_us", $15 }
+		$1 == 3 && j == "seq" { print r, "seq_kibs", $7 }
+		$1 == 3 && j == "wr" { print r, "wr_kibs", $48 }
+		$1 == 3 && $5 != 0 { print r, "error", $5 }' /tmp/lat.t
+}
+
+w3() {
+	echo $((32 << 20)) > /proc/sys/vm/dirty_bytes
+	echo $((8 << 20)) > /proc/sys/vm/dirty_background_bytes
+	for d in vda nullb0; do
+		if [ $d = nullb0 ]; then
+			nullb_load "$NB_SLOW" || { err 3 "null_blk"; continue; }
+			set -- nullb0 2g 4g 10g 1g
+			res "C 3 nullb0 device=null_blk-depth1-2ms nr_requests=128"
+		else
+			set -- vda 0 256m 512m 256m
+			res "C 3 vda device=virtio-blk nr_requests=default"
+		fi
+		for s in $SCHEDS; do
+			use_sched "$s" $d || { err 3 "cannot use $s on $d"; continue; }
+			[ $d = vda ] || deep $d
+			lat_reps "$@" > /tmp/lat.v
+			if grep -q ' error ' /tmp/lat.v || ! grep -q ' p99_us [0-9]' /tmp/lat.v; then
+				err 3 "$d $s: fio: $(grep -v '^3;' /tmp/lat.t | head -c 200 | tr '\n' ' ')"
+			fi
+			while read -r r m v; do
+				[ "$m" = error ] || res "S 3 $d $s $r $m $v"
+			done < /tmp/lat.v
+			say "w3 $d $s: $(awk '$2 ~ /p99_us|rnd_ios/ { printf "%s ", $0 }' /tmp/lat.v)"
+			sync
+			echo 3 > /proc/sys/vm/drop_caches
+		done
+		unload_both
+	done
+	nullb_unload
+	echo 0 > /proc/sys/vm/dirty_bytes
+	echo 0 > /proc/sys/vm/dirty_background_bytes
+	echo 20 > /proc/sys/vm/dirty_ratio
+	echo 10 > /proc/sys/vm/dirty_background_ratio
+}
+
+# ---------------------------------------------------------------- w4
+# Aggregate throughput on vda: 4 sequential O_DIRECT readers (64 KiB,
+# psync, 128 MiB regions) and 4 random 4 KiB O_DIRECT readers (psync,
+# over 512 MiB), all at once; each rep is one window of one run.
+# tput_run WL CASE LABEL: prints S lines dt/seq_kib/rnd_kib.
+tput_run() {
+	_rt=$((TPUT_WARM + REPS * TPUT_WIN + 30))
+	fio --minimal --terse-version=3 --thread --filename=/dev/vda \
+		--time_based --runtime=$_rt --ioengine=psync --direct=1 \
+		--name=seq --rw=read --bs=64k --numjobs=4 --size=128m \
+		--offset=0 --offset_increment=128m > /tmp/tput-s.t 2>&1 &
+	_ps=$!
+	fio --minimal --terse-version=3 --thread --filename=/dev/vda \
+		--time_based --runtime=$_rt --ioengine=psync --direct=1 \
+		--name=rnd --rw=randread --bs=4k --numjobs=4 --size=512m \
+		--offset=512m > /tmp/tput-r.t 2>&1 &
+	_pr=$!
+	windows "$TPUT_WARM" "$TPUT_WIN" $_ps $_pr > /tmp/tput.w
+	stop_fio $_ps $_pr
+	if grep -q DEAD /tmp/tput.w; then
+		err "$1" "$2 $3: a reader died: $(head -c 200 /tmp/tput-s.t /tmp/tput-r.t | tr '\n' ' ')"
+		return 1
+	fi
+	awk -v p="S $1 $2 $3" '{ printf "%s %d dt %s\n%s %d seq_kib %s\n%s %d rnd_kib %s\n", p, NR, $1, p, NR, $2, p, NR, $3 }' \
+		/tmp/tput.w | while read -r l; do res "$l"; done
+	say "$1 $2 $3: s seqKiB rndKiB per window: $(tr '\n' '|' < /tmp/tput.w)"
+}
+
+w4() {
+	res "C 4 vda-mix seq=4x64k-psync rnd=4x4k-psync device=virtio-blk"
+	for s in $SCHEDS; do
+		use_sched "$s" vda || { err 4 "cannot use $s"; continue; }
+		tput_run 4 vda-mix "$s"
+	done
+	unload_both
+}
+
+# ---------------------------------------------------------------- w5
+# Our knobs: max_budget (auto, 1024, 8192, 65536 sectors) at timeout_sync
+# 125 ms, and timeout_sync (20, 500 ms) with the auto budget: fairness of
+# ionice 0 vs 7 on the slow null_blk (workload 2's ionice-2) and the
+# workload 4 mix on vda.
+w5() {
+	nullb_load "$NB_SLOW" || { err 5 "null_blk"; return 1; }
+	unload_distro_bfq
+	load_bfq || { err 5 "cannot load bfq-iosched"; return 1; }
+	res "C 5 fair weights=80,10 kind=ionice"
+	for k in auto:125 1024:125 8192:125 65536:125 auto:20 auto:500; do
+		mb=${k%:*} ts=${k#*:}
+		case_=mb=$mb,ts=$ts
+		for d in nullb0 vda; do
+			set_sched $d bfq || { err 5 "cannot select bfq on $d"; continue 2; }
+			[ $d = vda ] || deep $d
+			mbv=$mb
+			[ "$mb" != auto ] || mbv=0
+			iosched $d max_budget "$mbv" &&
+				iosched $d timeout_sync "$ts" || err 5 "cannot set $case_ on $d"
+		done
+		fair_run 5 ionice-2 "$case_"
+		tput_run 5 vda-mix "$case_"
+		res "M w5_effective_max_budget_$case_ $(sed -n 's/^max_budget=//p' /sys/kernel/debug/block/nullb0/sched/bfq_stats 2>/dev/null) $(sed -n 's/^max_budget=//p' /sys/kernel/debug/block/vda/sched/bfq_stats 2>/dev/null)"
+		# fresh scheduler data (auto budget state) for the next setting
+		sched_away bfq
+	done
+	unload_bfq
+	nullb_unload
+}
+
+# ---------------------------------------------------------------- w6
+# Memory per process per device: slab object sizes of the queue and icq
+# caches (both bfqs name them bfq_queue and bfq_io_cq; only one is loaded
+# at a time), and the objects MEM_PROCS processes doing I/O add.
+slab_active() { awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo; }
+slab_objsize() { awk -v c="$1" '$1 == c { print $4; f = 1 } END { if (!f) print 0 }' /proc/slabinfo; }
+w6() {
+	grep -qw slab_nomerge /proc/cmdline || err 6 "booted without slab_nomerge: caches may be merged"
+	nullb_load "$NB_FAST" || { err 6 "null_blk"; return 1; }
+	res "C 6 nullb0 procs=$MEM_PROCS"
+	for s in distro-bfq bfq-iosched; do
+		use_sched "$s" nullb0 || { err 6 "cannot use $s"; continue; }
+		for c in bfq_queue bfq_io_cq; do
+			[ -d /sys/kernel/slab/$c ] || { err 6 "$s: no /sys/kernel/slab/$c"; continue; }
+			res "S 6 $c $s 1 object_size $(cat /sys/kernel/slab/$c/object_size)"
+			res "S 6 $c $s 1 slab_size $(cat /sys/kernel/slab/$c/slab_size)"
+		done
+		base_q=$(slab_active bfq_queue) base_c=$(slab_active bfq_io_cq)
+		fio --minimal --terse-version=3 --name=mem --filename=/dev/nullb0 \
+			--rw=randread --bs=4k --direct=1 --ioengine=psync \
+			--numjobs=$MEM_PROCS --rate_iops=20 --time_based --runtime=90 \
+			> /tmp/mem.t 2>&1 &
+		f=$!
+		# wait until there are MEM_PROCS more queues (60 s at most)
+		n=0
+		while [ $(($(slab_active bfq_queue) - base_q)) -lt $MEM_PROCS ] && [ $n -lt 120 ]; do
+			sleep 0.5
+			n=$((n + 1))
+		done
+		sleep 1
+		r=1
+		while [ $r -le $REPS ]; do
+			res "S 6 bfq_queue $s $r objsize $(slab_objsize bfq_queue)"
+			res "S 6 bfq_io_cq $s $r objsize $(slab_objsize bfq_io_cq)"
+			res "S 6 bfq_queue $s $r objects_added $(($(slab_active bfq_queue) - base_q))"
+			res "S 6 bfq_io_cq $s $r objects_added $(($(slab_active bfq_io_cq) - base_c))"
+			sleep 1
+			r=$((r + 1))
+		done
+		say "w6 $s: $(grep -E '^bfq_(queue|io_cq) ' /proc/slabinfo | awk '{ print $1, $2, $3, $4 }' | tr '\n' '|')"
+		stop_fio $f
+	done
+	unload_both
+	nullb_unload
+}
+
+for w in $WLS; do
+	case $w in 1 | 2 | 3 | 4 | 5 | 6) ;; *) err 0 "no workload $w"; continue ;; esac
+	say "=== workload $w starts at uptime $(now)"
+	t0=$(now)
+	w$w
+	res "T $w $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')"
+	unload_both
 done
-
-load_distro_bfq && measure bfq distro-bfq
-unload_distro_bfq
-
-load_bfq && measure bfq bfq-iosched
-unload_bfq
-nullb_unload
-
-echo "bench: median IOPS over $ROUNDS runs of ${SECS}s each"
-for s in none mq-deadline kyber distro-bfq bfq-iosched; do
-	m=$(awk -v s="$s" '$2 == s { print $4 }' /tmp/bench.out | sort -n |
-		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
-	echo "MEDIAN $s ${m:-n/a}"
-done
+say "done at uptime $(now)"

@@ -2,7 +2,7 @@
 # /init of the QEMU test guest (busybox sh).  Mounts the usual filesystems,
 # loads the virtio stack, then does what the kernel command line asks:
 #   bfqmode=run                      the demo (scripts/guest-demo.sh)
-#   bfqmode=bench                    IOPS side by side (scripts/guest-bench.sh)
+#   bfqmode=bench [bfqbench=1,2,..]  benchmarks side by side (scripts/guest-bench.sh)
 #   bfqmode=check bfqtests=a,b,...   run guest tests (file names in /tests)
 #   bfqmode=shell                    interactive shell on the console
 # Console (ttyS0) gets everything human-readable; machine-readable results

@@ -9,6 +9,8 @@
 #   KO       our module (default ./bfq-iosched.ko)
 #   OUT      the image (default build/initramfs.cpio.gz; the staging tree
 #            is OUT without .cpio.gz)
+#   PERF=1   add perf (package linux-perf) and its libraries, for the
+#            profile of "make bench"; skipped with a note if it is missing
 # A kernel without a bfq.ko (IOSCHED_BFQ=n) gets no distro-bfq.ko: then
 # load_distro_bfq fails and what needs it must skip.)
 set -eu
@@ -50,6 +52,13 @@ copy_bin() {
 	done
 }
 copy_bin /usr/bin/fio
+if [ "${PERF:-0}" = 1 ]; then
+	if [ -x /usr/bin/perf ] && /usr/bin/perf --version > /dev/null 2>&1; then
+		copy_bin /usr/bin/perf
+	else
+		echo "  INITRAMFS note: no working /usr/bin/perf (linux-perf); no profile in the guest"
+	fi
+fi
 
 # Distro modules and their dependencies, installed under the normal path so
 # that busybox modprobe works with a depmod run on this small tree.
