@@ -315,12 +315,39 @@ fio_all_ok() {
 		print "job " $3 ": error " $5 ", read " $6 " KiB"; bad = 1; exit } }
 		END { if (!n) { print "no fio result in " FILENAME; bad = 1 } exit bad }' "$1"
 }
-# rnd N: a random number 0..N-1 (busybox ash $RANDOM).
+# rnd N: a random number 0..N-1 (busybox ash $RANDOM).  In hot loops use
+# $((RANDOM % N)) directly: every $(...) is a fork, slow under TCG.
 rnd() { echo $((RANDOM % $1)); }
-# now: uptime in whole seconds.
+# now: uptime in whole seconds.  set_now: the same into $NOW, no fork.
 now() { cut -d. -f1 /proc/uptime; }
+set_now() { read -r NOW _ < /proc/uptime; NOW=${NOW%.*}; }
 # io_done DEV: reads + writes completed on DEV so far (progress meter).
+# set_io_done DEV: the same into $IO_DONE, no fork.
 io_done() { awk '{ print $1 + $5 }' "/sys/block/$1/stat"; }
+set_io_done() { read -r _r1 _ _ _ _w1 _ < "/sys/block/$1/stat"; IO_DONE=$((_r1 + _w1)); }
+# progress DEV WHAT: call often; fails (via bad, else fail) when DEV has
+# completed no I/O for 10 s x TMUL.  Reset with PROG_T= before a new run.
+PROG_N= PROG_T=
+progress() {
+	set_io_done "$1"; set_now
+	if [ "$IO_DONE" != "$PROG_N" ] || [ -z "$PROG_T" ]; then PROG_N=$IO_DONE PROG_T=$NOW
+	elif [ $((NOW - PROG_T)) -gt $((10 * TMUL)) ]; then
+		if command -v bad > /dev/null; then bad "no I/O completed on $1 for $((NOW - PROG_T)) s ($2)"
+		else fail "no I/O completed on $1 for $((NOW - PROG_T)) s ($2)"; fi
+	fi
+}
+# sync_bounded DEV SECS: sync in the background; fail if it takes longer
+# than SECS x TMUL or DEV stops making progress meanwhile.
+sync_bounded() {
+	sync & _sp=$!
+	_n=0
+	while kill -0 $_sp 2>/dev/null; do
+		progress "$1" "sync"
+		[ $_n -lt $(($2 * TMUL * 10)) ] || { command -v bad > /dev/null && bad "sync took over $2 s"; fail "sync took over $2 s"; }
+		sleep 0.1; _n=$((_n + 1))
+	done
+	wait $_sp
+}
 # TMUL: the guest's test timeout factor (bfqtmul= of check-debug, else 1);
 # stress tests scale their own progress bounds with it.
 TMUL=$(tr ' ' '\n' < /proc/cmdline 2>/dev/null | sed -n 's/^bfqtmul=//p' | tail -n 1)
