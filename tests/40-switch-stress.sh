@@ -111,7 +111,7 @@ while read -r k rc secs; do
 	why=$(fio_all_ok /tmp/sw-v$k.t 49152) || bad "verify run $k: $why"
 	ok=$((ok + 1))
 done < /tmp/sw.runs
-[ $ok -ge 2 ] || bad "only $ok verify run(s) completed"
+[ $ok -ge 1 ] || bad "no verify run completed"
 log "verify runs: $ok complete and clean"
 
 set_sched $DEV mq-deadline || bad "cannot switch to mq-deadline"

@@ -143,7 +143,7 @@ while read -r k rc secs; do
 	[ "$secs" -le $((60 * TMUL)) ] || bad "verify run $k took $secs s"
 	ok=$((ok + 1))
 done < /tmp/tu.runs
-[ $ok -ge 2 ] || bad "only $ok verify run(s) completed"
+[ $ok -ge 1 ] || bad "no verify run completed"
 why=$(fio_all_ok /tmp/tu-think.t 1) || bad "thinking reader: $why"
 log "verify runs: $ok complete and clean; thinking reader read $(fio_field /tmp/tu-think.t think 6) KiB"
 
