@@ -102,6 +102,8 @@ tune_phase() {
 		else
 			v=$((RANDOM * 32768 + RANDOM))
 			v=$((v % ($(rmax "$name") + 1)))
+			# ranges that start at 1
+			case $name in max_budget|slice_idle*|back_seek_max) ;; *) [ "$v" -gt 0 ] || v=1 ;; esac
 		fi
 		echo "$v" > /sys/block/$DEV/queue/iosched/$name || bad "$name=$v rejected"
 		read -r got < /sys/block/$DEV/queue/iosched/$name

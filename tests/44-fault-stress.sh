@@ -8,8 +8,8 @@
 # exactly when they touch the bad range; a crc32c verifier elsewhere on
 # the device stays clean; after the range is cleared the whole region
 # reads.  (b) scsi_debug injecting a transport error (ABORTED COMMAND,
-# retried by SCSI through a blk-mq requeue) every 5th command, then
-# "host busy" every 5th: a crc32c verify run stays clean.  (c) null_blk's
+# retried by SCSI through a blk-mq requeue) every 25th command, then
+# "host busy" every 25th: a crc32c verify run stays clean.  (c) null_blk's
 # requeue= fault injection, only if the kernel has it (Debian's does not:
 # CONFIG_BLK_DEV_NULL_BLK_FAULT_INJECTION is unset; reported as skipped).
 # (d) fail_make_request on /sys/block/DEV/make-it-fail, only where the
@@ -120,7 +120,8 @@ sd=$(sdebug_load 'dev_size_mb=64 statistics=1') || bad "scsi_debug did not load"
 set_sched "$sd" bfq || bad "cannot select bfq on $sd"
 for opt in 16 32768; do	# SDEBUG_OPT_TRANSPORT_ERR, SDEBUG_OPT_HOST_BUSY
 	e0=$(cat /sys/block/$sd/device/ioerr_cnt)
-	echo 5 > $SD/every_nth && echo $opt > $SD/opts || bad "cannot set scsi_debug opts=$opt"
+	# not every 5th: a command hit on each of its 5 retries fails for real
+	echo 25 > $SD/every_nth && echo $opt > $SD/opts || bad "cannot set scsi_debug opts=$opt"
 	fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$sd \
 		--size=16m --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
 		--iodepth=8 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
@@ -131,7 +132,7 @@ for opt in 16 32768; do	# SDEBUG_OPT_TRANSPORT_ERR, SDEBUG_OPT_HOST_BUSY
 	e1=$(cat /sys/block/$sd/device/ioerr_cnt)
 	[ $rc -eq 0 ] || bad "scsi_debug opts=$opt: fio exited $rc: $(grep -v '^3;' /tmp/fl-sd$opt.t | tail -n 2 | tr '\n' ' ')"
 	why=$(fio_all_ok /tmp/fl-sd$opt.t 16384) || bad "scsi_debug opts=$opt: $why"
-	log "scsi_debug opts=$opt every 5th command: verify clean, ioerr_cnt +$(( $(printf '%d' "$e1") - $(printf '%d' "$e0") ))"
+	log "scsi_debug opts=$opt every 25th command: verify clean, ioerr_cnt +$(( $(printf '%d' "$e1") - $(printf '%d' "$e0") ))"
 done
 set_sched "$sd" mq-deadline
 sdebug_unload || bad "rmmod scsi_debug failed"

@@ -31,7 +31,7 @@ cleanup() {
 	for p in $BGS $(pidof fio) $(pidof dd); do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	for i in $(seq 0 999); do [ -d $CGROOT/soak/c$i ] && cg_kill_rm soak/c$i; done
-	cg_kill_rm soak
+	cg_kill_rm soak/park soak
 	for d in "$NULLB_CFS"/*/; do [ -d "$d" ] && nullb_cfs_remove "$(basename "$d")"; done
 	unload_bfq
 	sdebug_unload
@@ -47,7 +47,8 @@ nullb_cfs_create $B memory_backed=1 size=256 submit_queues=2 hw_queue_depth=4 \
 	irqmode=2 completion_nsec=200000 max_sectors=64 || bad "no $B"
 echo "+$BAD-$((BAD + 511))" > $NULLB_CFS/$B/badblocks || bad "badblocks"
 set_sched $A bfq && set_sched $B bfq || bad "cannot select bfq"
-cg_make soak && echo +io > $CGROOT/soak/cgroup.subtree_control || bad "cgroup soak"
+cg_make soak && echo +io > $CGROOT/soak/cgroup.subtree_control && cg_make soak/park ||
+	bad "cgroup soak"
 rm -f $ST /tmp/soak-*
 
 # verify loop on A: each run 2 x 32 MiB, one job per CPU
@@ -119,7 +120,8 @@ BGS="$BGS $!"
 		dp=$!
 		[ $((i % 4)) != 0 ] || echo $VB > $CGROOT/$G/cgroup.procs 2>/dev/null
 		usleep $((100000 + RANDOM % 300000))
-		echo $VB > $CGROOT/soak/cgroup.procs 2>/dev/null
+		# back to a leaf (soak itself may hold no process: it has +io)
+		echo $VB > $CGROOT/soak/park/cgroup.procs || echo "cannot move the verifier out of $G" >> /tmp/soak-errors
 		[ $((i % 2)) = 0 ] && kill -9 $dp 2>/dev/null
 		wait $dp 2>/dev/null
 		n=0
@@ -268,7 +270,7 @@ while read -r k rc secs; do
 done < /tmp/soak-a.runs
 log "soak: $((t1 - t0)) s, $nsw switches, $ntune tunable writes, $nhot null_blk and $nsd scsi_debug removals under I/O, $nreload reloads, spawned/killed $(cat /tmp/soak-spawn), $(cat /tmp/soak-cg) cgroups; $ok verify runs on $A clean, verifier on $B clean"
 
-cg_kill_rm soak
+cg_kill_rm soak/park soak
 [ -z "$sd" ] || set_sched "$sd" mq-deadline
 sdebug_unload || bad "rmmod scsi_debug failed"
 nullb_cfs_remove $A && nullb_cfs_remove $B || bad "cannot remove $A/$B"
