@@ -12,6 +12,8 @@
 #   make debug-kernel  build (once, cached in /var/cache/bfq-iosched) a guest
 #                   kernel with KASAN, lockdep, kmemleak, fault injection
 #   make check-debug   guest tests + kmemleak scan on that kernel (T=name)
+#   make soak       ~10 minutes of all stress tests at once (tests/soak.sh;
+#                   SOAK=seconds); not part of check
 #   make clean      remove build products (keeps the extracted kernel files
 #                   in build/ksrc and the logs in build/logs)
 #   make distclean  clean + remove build/ entirely
@@ -29,7 +31,7 @@ export KVER TOPDIR
 SRCS = $(filter-out %.mod.c,$(wildcard $(TOPDIR)/*.c)) $(wildcard $(TOPDIR)/*.h)
 
 .PHONY: all modules ksrc run bench bench-iops shell check sparse checkpatch clean distclean \
-	debug-kernel check-debug
+	debug-kernel check-debug soak
 
 all: modules
 
@@ -77,6 +79,10 @@ debug-kernel:
 
 check-debug:
 	@T='$(T)' scripts/check-debug.sh
+
+# Everything of the stress tests 40-44 at once, with data verification.
+soak:
+	@T=none GUEST_LAST=soak APPEND='$(if $(SOAK),bfqsoak=$(SOAK))' scripts/check.sh
 
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(TOPDIR) clean; fi

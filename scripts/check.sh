@@ -3,7 +3,8 @@
 # then all selected guest tests (# where: guest) in one QEMU boot.
 # stdout: "ok N - name", "ok N - name # SKIP why", "not ok N - name # why",
 # then one line "P passed, F failed[, S skipped]".  Details go to stderr and
-# build/logs/.  Env: T=name[,name...] (with or without the NN- prefix).
+# build/logs/.  Env: T=name[,name...] (with or without the NN- prefix; T=none
+# runs no NN- test, only GUEST_LAST: make soak).
 # For scripts/check-debug.sh (another kernel): HOST_TESTS=0 skips host
 # tests; GUEST_PREPARE=cmd builds module + initramfs instead of make +
 # scripts/mkinitramfs.sh; GUEST_LAST=name... guest tests run after the
@@ -39,6 +40,7 @@ all=$(ls tests/[0-9][0-9]-*.sh 2>/dev/null | sed 's|tests/||; s|\.sh$||' | sort)
 sel=
 if [ -n "${T:-}" ]; then
 	for want in ${T//,/ }; do
+		[ "$want" != none ] || continue	# T=none: only GUEST_LAST (make soak)
 		hit=
 		for t in $all; do
 			if [ "$t" = "$want" ] || [ "$(short "$t")" = "$want" ] || [ "$t.sh" = "$want" ] || [ "$(short "$t").sh" = "$want" ]; then hit=$t; fi

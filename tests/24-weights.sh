@@ -14,6 +14,8 @@
 # in 10 s and one turn more or less is +-12 %.  max_budget=1024 sectors
 # (512 KiB) gives it ~30 turns, i.e. ~+-3 %, without a longer test.
 . "$(dirname "$0")/lib.sh"
+# shares are measured with /proc/PID/io, which the check-debug kernel lacks
+[ -r /proc/self/io ] || skip "no /proc/PID/io on this kernel (CONFIG_TASK_IO_ACCOUNTING unset)"
 DEV=nullb0
 NB='queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1'
 RUNTIME=16	# seconds each fio runs

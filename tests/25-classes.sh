@@ -8,6 +8,8 @@
 # Readers are libaio iodepth 4 on a device that takes one request at a time,
 # so each keeps requests queued in the scheduler all the time.
 . "$(dirname "$0")/lib.sh"
+# shares are measured with /proc/PID/io, which the check-debug kernel lacks
+[ -r /proc/self/io ] || skip "no /proc/PID/io on this kernel (CONFIG_TASK_IO_ACCOUNTING unset)"
 DEV=nullb0
 NB='queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1'
 RUNTIME=11 WARM=2 WIN=7

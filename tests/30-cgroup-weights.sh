@@ -60,5 +60,5 @@ cleanup
 unload_bfq || fail "rmmod failed"
 check_dmesg
 awk -v r="$r" 'BEGIN { exit !(r >= 3.6 && r <= 4.4) }' ||
-	fail "bfq read ratio b/a = $r, want 4 +-10 % (3.6..4.4)"
+	share_fail "bfq read ratio b/a = $r, want 4 +-10 % (3.6..4.4)"
 log "weights 100:400 -> ratio $r"

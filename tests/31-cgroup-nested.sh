@@ -67,5 +67,5 @@ cleanup
 unload_bfq || fail "rmmod failed"
 check_dmesg
 echo "$sh" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /%\)$/) { v = $i; gsub(/[(%)+]/, "", v); v += 0; if (v > 10 || v < -10) bad = 1 } } END { exit bad }' ||
-	fail "bfq shares off by more than 10 %: $sh"
+	share_fail "bfq shares off by more than 10 %: $sh"
 log "nested weights ok: $sh"

@@ -82,7 +82,46 @@ nullb_load() {
 	wait_dev nullb0 5
 }
 nullb_create() { nullb_load "$@"; }
-nullb_unload() { ! mod_loaded null_blk || rmmod null_blk; }
+# nullb_unload: power off and remove configfs devices (they pin the
+# module), then rmmod null_blk.
+nullb_unload() {
+	mod_loaded null_blk || return 0
+	for _d in "$NULLB_CFS"/*/; do
+		[ -d "$_d" ] && nullb_cfs_remove "$(basename "$_d")"
+	done
+	rmmod null_blk
+}
+
+# nullb_cfs_create NAME [ATTR=VALUE...]: a null_blk device /dev/NAME made
+# through configfs (the only way to get memory_backed, badblocks, mbps,
+# ... per device), e.g.
+#   nullb_cfs_create nbv memory_backed=1 size=256 submit_queues=2
+# Loads null_blk with nr_devices=0 if it is not loaded, mounts configfs if
+# needed.  ATTRs are written in order, then power=1.
+NULLB_CFS=/sys/kernel/config/nullb
+nullb_cfs_create() {
+	_nm=$1; shift
+	mod_loaded null_blk || modprobe null_blk nr_devices=0 ||
+		{ echo "nullb_cfs_create: modprobe null_blk failed"; return 1; }
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config ||
+		{ echo "nullb_cfs_create: cannot mount configfs"; return 1; }
+	[ -d "$NULLB_CFS" ] || { echo "nullb_cfs_create: no $NULLB_CFS"; return 1; }
+	mkdir "$NULLB_CFS/$_nm" || { echo "nullb_cfs_create: mkdir $_nm failed"; return 1; }
+	for _a in "$@"; do
+		echo "${_a#*=}" > "$NULLB_CFS/$_nm/${_a%%=*}" ||
+			{ echo "nullb_cfs_create: $_nm: cannot set $_a"; rmdir "$NULLB_CFS/$_nm"; return 1; }
+	done
+	echo 1 > "$NULLB_CFS/$_nm/power" ||
+		{ echo "nullb_cfs_create: $_nm: power=1 failed"; rmdir "$NULLB_CFS/$_nm"; return 1; }
+	wait_dev "$_nm" 5
+}
+# nullb_cfs_remove NAME: power=0 (deletes the disk), then rmdir.
+nullb_cfs_remove() {
+	[ -d "$NULLB_CFS/$1" ] || return 0
+	[ "$(cat "$NULLB_CFS/$1/power")" = 0 ] || echo 0 > "$NULLB_CFS/$1/power" || return 1
+	rmdir "$NULLB_CFS/$1"
+}
 
 # sdebug_load 'PARAMS': load scsi_debug (+ sd_mod) and print its disk name.
 sdebug_load() {
@@ -267,3 +306,57 @@ tr_events() {
 }
 # AWKVAL: awk function val(KEY) giving field KEY=... of an event line.
 AWKVAL='function val(k,  j) { for (j = 3; j <= NF; j++) if (index($j, k "=") == 1) return substr($j, length(k) + 2); return "" }'
+
+# --- stress tests (40-44, soak)
+# fio_all_ok FILE [MIN_READ_KIB]: every job line of terse FILE has error 0
+# (and read back at least MIN_READ_KIB); else print the first bad job.
+fio_all_ok() {
+	awk -F';' -v m="${2:-0}" '$1 == 3 { n++; if ($5 != 0 || $6 < m) {
+		print "job " $3 ": error " $5 ", read " $6 " KiB"; bad = 1; exit } }
+		END { if (!n) { print "no fio result in " FILENAME; bad = 1 } exit bad }' "$1"
+}
+# rnd N: a random number 0..N-1 (busybox ash $RANDOM).  In hot loops use
+# $((RANDOM % N)) directly: every $(...) is a fork, slow under TCG.
+rnd() { echo $((RANDOM % $1)); }
+# now: uptime in whole seconds.  set_now: the same into $NOW, no fork.
+now() { cut -d. -f1 /proc/uptime; }
+set_now() { read -r NOW _ < /proc/uptime; NOW=${NOW%.*}; }
+# io_done DEV: reads + writes completed on DEV so far (progress meter).
+# set_io_done DEV: the same into $IO_DONE, no fork.
+io_done() { awk '{ print $1 + $5 }' "/sys/block/$1/stat"; }
+set_io_done() { read -r _r1 _ _ _ _w1 _ < "/sys/block/$1/stat"; IO_DONE=$((_r1 + _w1)); }
+# progress DEV WHAT: call often; fails (via bad, else fail) when DEV has
+# completed no I/O for 10 s x TMUL.  Reset with PROG_T= before a new run.
+PROG_N= PROG_T=
+progress() {
+	set_io_done "$1"; set_now
+	if [ "$IO_DONE" != "$PROG_N" ] || [ -z "$PROG_T" ]; then PROG_N=$IO_DONE PROG_T=$NOW
+	elif [ $((NOW - PROG_T)) -gt $((10 * TMUL)) ]; then
+		if command -v bad > /dev/null; then bad "no I/O completed on $1 for $((NOW - PROG_T)) s ($2)"
+		else fail "no I/O completed on $1 for $((NOW - PROG_T)) s ($2)"; fi
+	fi
+}
+# sync_bounded DEV SECS: sync in the background; fail if it takes longer
+# than SECS x TMUL or DEV stops making progress meanwhile.
+sync_bounded() {
+	sync & _sp=$!
+	_n=0
+	while kill -0 $_sp 2>/dev/null; do
+		progress "$1" "sync"
+		[ $_n -lt $(($2 * TMUL * 10)) ] || { command -v bad > /dev/null && bad "sync took over $2 s"; fail "sync took over $2 s"; }
+		sleep 0.1; _n=$((_n + 1))
+	done
+	wait $_sp
+}
+# TMUL: the guest's test timeout factor (bfqtmul= of check-debug, else 1);
+# stress tests scale their own progress bounds with it.
+TMUL=$(tr ' ' '\n' < /proc/cmdline 2>/dev/null | sed -n 's/^bfqtmul=//p' | tail -n 1)
+TMUL=${TMUL:-1}
+# share_fail MSG: a measured share is off.  On the sanitizer kernel of
+# make check-debug (KASAN + lockdep under TCG, so CPU-bound: readers
+# cannot keep even a slow null_blk busy) shares say nothing, so skip there
+# with the figures; fail everywhere else.
+share_fail() {
+	case $(uname -r) in *-bfqdebug) skip "shares not measurable on the sanitizer kernel: $*" ;; esac
+	fail "$*"
+}

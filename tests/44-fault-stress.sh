@@ -1,0 +1,181 @@
+#!/bin/sh
+# where: guest
+# timeout: 180
+# Failing and requeued requests through bfq.  (a) null_blk badblocks
+# (configfs; sectors 8192-8703 fail): four fio readers of the first
+# 16 MiB (libaio, iodepth 8, ionice RT/BE/IDLE) must each stop with EIO,
+# not hang; 120 short dd processes (random ionice, a third writing) fail
+# exactly when they touch the bad range; a crc32c verifier elsewhere on
+# the device stays clean; after the range is cleared the whole region
+# reads.  (b) scsi_debug injecting a transport error (ABORTED COMMAND,
+# retried by SCSI through a blk-mq requeue) every 25th command, then
+# "host busy" every 25th: a crc32c verify run stays clean.  (c) null_blk's
+# requeue= fault injection, only if the kernel has it (Debian's does not:
+# CONFIG_BLK_DEV_NULL_BLK_FAULT_INJECTION is unset; reported as skipped).
+# (d) fail_make_request on /sys/block/DEV/make-it-fail, only where the
+# kernel has it (the check-debug kernel): fio must see EIO.  bfq is
+# reloaded between the parts and must unload at the end; the kernel log
+# must stay clean.
+. "$(dirname "$0")/lib.sh"
+DEV=nbfl
+# One range of at most 512 sectors: this kernel's badblocks table stores a
+# longer range as 512-sector pieces in descending order, and lookups then
+# miss most of it (a request starting at sector 8192 of "+8192-10239" read
+# fine in the guest; one starting at 8702 failed).
+BAD_FIRST=8192 BAD_LAST=8703
+FMR=/sys/kernel/debug/fail_make_request
+VPID=
+
+cleanup() {
+	[ ! -e /sys/block/$DEV/make-it-fail ] || echo 0 > /sys/block/$DEV/make-it-fail
+	for p in $(pidof fio) $(pidof dd); do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	nullb_cfs_remove $DEV
+	unload_bfq
+	sdebug_unload
+	nullb_unload
+}
+bad() { cleanup; fail "$*"; }
+
+diag() {
+	for f in /sys/kernel/debug/block/*/sched/bfq_stats; do echo "== $f"; tr '\n' ' ' < $f; echo; done
+	for f in /sys/kernel/debug/block/*/sched/bfq_queues; do echo "== $f"; cat $f; done
+	for d in /sys/block/nb* /sys/block/sd*; do [ -e $d ] && echo "$d inflight $(cat $d/inflight) stat $(cat $d/stat)"; done
+	for p in $(pidof fio); do echo "fio $p: $(tr '\0' ' ' < /proc/$p/cmdline | cut -c1-60)"; for t in /proc/$p/task/*; do echo " ${t##*/} $(cat $t/wchan 2>/dev/null)"; done; done
+	for f in /sys/kernel/debug/block/nb*/hctx*/busy /sys/kernel/debug/block/nb*/hctx*/dispatch /sys/kernel/debug/block/nb*/requeue_list; do [ -s $f ] && { echo "== $f"; head -n 5 $f; }; done
+}
+# wait_bounded PID SECS WHAT: PID must exit within SECS x TMUL
+wait_bounded() {
+	n=0
+	while kill -0 "$1" 2>/dev/null; do
+		[ $n -lt $(($2 * TMUL * 10)) ] || { diag; bad "$3 still running after $2 s"; }
+		sleep 0.1; n=$((n + 1))
+	done
+	wait "$1"
+}
+
+load_bfq || fail "insmod failed"
+
+# --- (a) badblocks
+nullb_cfs_create $DEV memory_backed=1 size=128 submit_queues=2 \
+	hw_queue_depth=8 irqmode=2 completion_nsec=100000 || bad "no null_blk"
+set_sched $DEV bfq || bad "cannot select bfq"
+echo "+$BAD_FIRST-$BAD_LAST" > $NULLB_CFS/$DEV/badblocks || bad "cannot set badblocks"
+fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$DEV \
+	--offset=32m --size=32m --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
+	--iodepth=8 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
+	--verify_state_save=0 --loops=1000 > /tmp/fl-verify.t 2>&1 &
+VPID=$!
+pids=
+for c in 1 2 3 2; do
+	ionice -c $c -n $((RANDOM % 8)) fio --minimal --terse-version=3 --name=bad$c \
+		--thread --filename=/dev/$DEV --offset=0 --size=16m --rw=randread \
+		--bs=4k --ioengine=libaio --iodepth=8 --direct=1 --loops=100 \
+		> /tmp/fl-bad$c.t 2>&1 &
+	pids="$pids $!:$c"
+done
+for p in $pids; do wait_bounded ${p%:*} 60 "the class ${p#*:} reader of the bad range"; done
+for c in 1 2 3; do
+	e=$(fio_err /tmp/fl-bad$c.t)
+	[ "$e" = 5 ] || bad "reader bad$c: error '$e', want 5 (EIO): $(grep -v '^3;' /tmp/fl-bad$c.t | tail -n 1)"
+done
+log "badblocks: 4 fio readers stopped with EIO"
+
+nbad=0 ngood=0
+i=0
+while [ $i -lt 120 ]; do
+	if [ $((i % 2)) = 0 ]; then	# a 4 KiB block inside the bad range
+		blk=$(( (BAD_FIRST + RANDOM % (BAD_LAST - BAD_FIRST - 7)) / 8 )) want=fail
+	else				# outside, in the first 16 MiB
+		blk=$((RANDOM % 4096))
+		[ $((blk * 8 + 7)) -lt $BAD_FIRST ] || [ $((blk * 8)) -gt $BAD_LAST ] || blk=0
+		want=ok
+	fi
+	if [ $((i % 3)) = 0 ]; then
+		ionice -c $((1 + RANDOM % 3)) -n $((RANDOM % 8)) dd if=/dev/zero of=/dev/$DEV \
+			bs=4k count=1 seek=$blk oflag=direct 2>/dev/null
+	else
+		ionice -c $((1 + RANDOM % 3)) -n $((RANDOM % 8)) dd if=/dev/$DEV of=/dev/null \
+			bs=4k count=1 skip=$blk iflag=direct 2>/dev/null
+	fi
+	rc=$?
+	if [ $want = fail ]; then [ $rc -ne 0 ] || bad "dd of block $blk (bad range) succeeded"; nbad=$((nbad + 1))
+	else [ $rc -eq 0 ] || bad "dd of block $blk (good) failed"; ngood=$((ngood + 1)); fi
+	i=$((i + 1))
+done
+log "badblocks: $nbad dd failed in the bad range, $ngood succeeded outside it"
+echo "-$BAD_FIRST-$BAD_LAST" > $NULLB_CFS/$DEV/badblocks || bad "cannot clear badblocks"
+dd if=/dev/$DEV of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null || bad "region still fails after clearing badblocks"
+kill -0 $VPID 2>/dev/null || bad "verifier ended: $(grep -v '^3;' /tmp/fl-verify.t | tail -n 2)"
+kill -TERM $VPID; wait $VPID; VPID=
+why=$(fio_all_ok /tmp/fl-verify.t 1) || bad "verifier beside the bad range: $why"
+set_sched $DEV none || bad "cannot leave bfq"
+unload_bfq || bad "rmmod after (a) failed"
+load_bfq || bad "insmod after (a) failed"
+set_sched $DEV bfq || bad "cannot select bfq again"
+
+# --- (b) scsi_debug transport errors (requeued) and host busy
+SD=/sys/bus/pseudo/drivers/scsi_debug
+sd=$(sdebug_load 'dev_size_mb=64 statistics=1') || bad "scsi_debug did not load"
+set_sched "$sd" bfq || bad "cannot select bfq on $sd"
+for opt in 16 32768; do	# SDEBUG_OPT_TRANSPORT_ERR, SDEBUG_OPT_HOST_BUSY
+	e0=$(cat /sys/block/$sd/device/ioerr_cnt)
+	# not every 5th: a command hit on each of its 5 retries fails for real
+	echo 25 > $SD/every_nth && echo $opt > $SD/opts || bad "cannot set scsi_debug opts=$opt"
+	fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$sd \
+		--size=16m --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
+		--iodepth=8 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 > /tmp/fl-sd$opt.t 2>&1 &
+	wait_bounded $! 90 "verify run with scsi_debug opts=$opt"
+	rc=$?
+	echo 0 > $SD/opts; echo 0 > $SD/every_nth
+	e1=$(cat /sys/block/$sd/device/ioerr_cnt)
+	[ $rc -eq 0 ] || bad "scsi_debug opts=$opt: fio exited $rc: $(grep -v '^3;' /tmp/fl-sd$opt.t | tail -n 2 | tr '\n' ' ')"
+	why=$(fio_all_ok /tmp/fl-sd$opt.t 16384) || bad "scsi_debug opts=$opt: $why"
+	log "scsi_debug opts=$opt every 25th command: verify clean, ioerr_cnt +$(( $(printf '%d' "$e1") - $(printf '%d' "$e0") ))"
+done
+set_sched "$sd" mq-deadline
+sdebug_unload || bad "rmmod scsi_debug failed"
+
+# --- (c) null_blk requeue= fault injection (module parameter)
+if [ -e /sys/module/null_blk/parameters/requeue ]; then
+	nullb_cfs_remove $DEV; nullb_unload
+	modprobe null_blk nr_devices=0 requeue=1,10,0,-1 || bad "modprobe null_blk requeue= failed"
+	nullb_cfs_create $DEV memory_backed=1 size=128 submit_queues=2 \
+		hw_queue_depth=8 irqmode=2 completion_nsec=100000 || bad "no null_blk"
+	set_sched $DEV bfq || bad "cannot select bfq"
+	fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$DEV \
+		--size=16m --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
+		--iodepth=8 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 > /tmp/fl-rq.t 2>&1 &
+	wait_bounded $! 90 "verify run with null_blk requeues"
+	why=$(fio_all_ok /tmp/fl-rq.t 16384) || bad "null_blk requeue=: $why"
+	log "null_blk requeue=1,10,0,-1: verify clean"
+else
+	log "null_blk requeue=/timeout= fault injection: not in this kernel (CONFIG_BLK_DEV_NULL_BLK_FAULT_INJECTION unset), skipped"
+fi
+
+# --- (d) fail_make_request
+if [ -d $FMR ] && [ -e /sys/block/$DEV/make-it-fail ]; then
+	# verbose=0 first: the default prints a stack trace per failure
+	echo 0 > $FMR/verbose && echo 20 > $FMR/probability && echo 1 > $FMR/interval &&
+		echo -1 > $FMR/times || bad "cannot set up fail_make_request"
+	echo 1 > /sys/block/$DEV/make-it-fail || bad "make-it-fail refused"
+	fio --minimal --terse-version=3 --name=fmr --thread --filename=/dev/$DEV \
+		--size=16m --rw=randrw --bs=4k --ioengine=libaio --iodepth=8 \
+		--direct=1 --loops=100 > /tmp/fl-fmr.t 2>&1 &
+	wait_bounded $! 60 "fio under fail_make_request"
+	echo 0 > /sys/block/$DEV/make-it-fail
+	e=$(fio_err /tmp/fl-fmr.t)
+	[ "$e" = 5 ] || bad "fail_make_request: fio error '$e', want 5 (EIO)"
+	dd if=/dev/$DEV of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null || bad "$DEV fails after make-it-fail=0"
+	log "fail_make_request (20 %): fio stopped with EIO, device fine afterwards"
+else
+	log "fail_make_request: not in this kernel (CONFIG_FAIL_MAKE_REQUEST), skipped"
+fi
+
+nullb_cfs_remove $DEV || bad "cannot remove $DEV"
+unload_bfq || bad "unload_bfq failed"
+mod_loaded bfq_iosched && bad "bfq_iosched still loaded"
+check_dmesg
+log "fault stress ok"
