@@ -220,11 +220,23 @@ void bfq_exit_icq(struct io_cq *icq)
 {
 	struct bfq_io_cq *bic = icq_to_bic(icq);
 	struct bfq_data *bfqd = icq->q->elevator->elevator_data;
+	struct bfq_queue *bfqq;
 	unsigned long flags;
 
 	spin_lock_irqsave(&bfqd->lock, flags);
-	if (bic->sync_bfqq)
-		bfq_put_queue(bic->sync_bfqq);
+	bfqq = bic->sync_bfqq;
+	/*
+	 * An empty queue in service stays there until another queue's request
+	 * comes, which then waits up to slice_idle for this queue's next one.
+	 * None will come: end the turn now through the idle timer, which also
+	 * restarts dispatching.
+	 */
+	if (bfqq && bfqq == bfqd->in_service && !bfqq->queued) {
+		bfqd->waiting = true;
+		hrtimer_start(&bfqd->idle_timer, 0, HRTIMER_MODE_REL);
+	}
+	if (bfqq)
+		bfq_put_queue(bfqq);
 	bic->sync_bfqq = NULL;
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }

@@ -88,7 +88,7 @@ set -- $res
 r=$(ratio "$1" "$2")
 log "v1 100:400: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r (want 3.6..4.4)"
 [ "$1" -gt 0 ] && [ "$2" -gt 0 ] || fail "blkio.bfq.io_service_bytes did not count: a=$1 b=$2"
-awk -v r="$r" 'BEGIN { exit !(r >= 3.6 && r <= 4.4) }' || fail "v1 ratio b/a = $r, want 3.6..4.4"
+awk -v r="$r" 'BEGIN { exit !(r >= 3.6 && r <= 4.4) }' || share_fail "v1 ratio b/a = $r, want 3.6..4.4"
 
 echo "$DEVNO 100" > $V1/$B/blkio.bfq.weight_device || fail "cannot set weight_device"
 [ "$(cat $V1/$B/blkio.bfq.weight_device)" = "$DEVNO 100" ] ||
@@ -97,7 +97,7 @@ res=$(measure) || fail "run with the override: $res"
 set -- $res
 r=$(ratio "$1" "$2")
 log "v1 override $DEVNO 100: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r (want 0.9..1.1)"
-awk -v r="$r" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }' || fail "v1 override ratio b/a = $r, want 0.9..1.1"
+awk -v r="$r" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }' || share_fail "v1 override ratio b/a = $r, want 0.9..1.1"
 
 trap - EXIT
 cleanup || fail "cleanup failed"
