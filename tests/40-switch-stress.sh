@@ -105,12 +105,7 @@ wait $LOOP; LOOP=
 wait $RD; RD=
 
 tr '\n' ',' < /tmp/sw.runs; echo " (run rc secs)"
-ok=0
-while read -r k rc secs; do
-	[ "$rc" -eq 0 ] || { cut -d';' -f1-9 /tmp/sw-v$k.t; bad "verify run $k: fio exited $rc: $(grep -iv '^3;' /tmp/sw-v$k.t | head -n 2 | tr '\n' ' ')"; }
-	why=$(fio_all_ok /tmp/sw-v$k.t 49152) || bad "verify run $k: $why"
-	ok=$((ok + 1))
-done < /tmp/sw.runs
+ok=$(verify_runs /tmp/sw.runs /tmp/sw-v 49152 0) || bad "$ok"
 [ $ok -ge 1 ] || bad "no verify run completed"
 log "verify runs: $ok complete and clean"
 

@@ -138,13 +138,7 @@ wait $LOOP; LOOP=
 wait $WB; WB=
 
 tr '\n' ',' < /tmp/tu.runs; echo " (run rc secs)"
-ok=0
-while read -r k rc secs; do
-	[ "$rc" -eq 0 ] || bad "verify run $k: fio exited $rc: $(grep -v '^3;' /tmp/tu-v$k.t | head -n 2 | tr '\n' ' ')"
-	why=$(fio_all_ok /tmp/tu-v$k.t 24576) || bad "verify run $k: $why"
-	[ "$secs" -le $((60 * TMUL)) ] || bad "verify run $k took $secs s"
-	ok=$((ok + 1))
-done < /tmp/tu.runs
+ok=$(verify_runs /tmp/tu.runs /tmp/tu-v 24576 $((60 * TMUL))) || bad "$ok"
 [ $ok -ge 1 ] || bad "no verify run completed"
 why=$(fio_all_ok /tmp/tu-think.t 1) || bad "thinking reader: $why"
 log "verify runs: $ok complete and clean; thinking reader read $(fio_field /tmp/tu-think.t think 6) KiB"

@@ -315,6 +315,23 @@ fio_all_ok() {
 		print "job " $3 ": error " $5 ", read " $6 " KiB"; bad = 1; exit } }
 		END { if (!n) { print "no fio result in " FILENAME; bad = 1 } exit bad }' "$1"
 }
+
+# verify_runs RUNS PREFIX KIB MAXSECS: check every "k rc secs" line that a
+# stress test's verify loop wrote to RUNS: fio exited 0, PREFIXk.t is clean
+# with at least KIB read by each job (fio_all_ok), and the run took at most
+# MAXSECS (0: unbounded).  Prints the number of runs, or the first problem
+# and returns 1.
+verify_runs() {
+	_n=0
+	while read -r _k _rc _secs; do
+		_t=$2$_k.t
+		[ "$_rc" -eq 0 ] || { echo "verify run $_k: fio exited $_rc: $(grep -v '^3;' "$_t" | head -n 2 | tr '\n' ' ')"; return 1; }
+		_why=$(fio_all_ok "$_t" "$3") || { echo "verify run $_k: $_why"; return 1; }
+		[ "$4" -eq 0 ] || [ "$_secs" -le "$4" ] || { echo "verify run $_k took $_secs s"; return 1; }
+		_n=$((_n + 1))
+	done < "$1"
+	echo $_n
+}
 # rnd N: a random number 0..N-1 (busybox ash $RANDOM).  In hot loops use
 # $((RANDOM % N)) directly: every $(...) is a fork, slow under TCG.
 rnd() { echo $((RANDOM % $1)); }

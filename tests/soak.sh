@@ -261,13 +261,7 @@ BGS=
 kill -TERM $VB; wait $VB
 [ ! -s /tmp/soak-errors ] || bad "$(head -n 1 /tmp/soak-errors)"
 why=$(fio_all_ok /tmp/soak-b.t 1) || bad "verifier on $B: $why $(grep -v '^3;' /tmp/soak-b.t | tail -n 2 | tr '\n' ' ')"
-ok=0
-while read -r k rc secs; do
-	[ "$rc" -eq 0 ] || bad "verify run $k on $A: fio exited $rc: $(grep -v '^3;' /tmp/soak-a$k.t | head -n 2 | tr '\n' ' ')"
-	why=$(fio_all_ok /tmp/soak-a$k.t 32768) || bad "verify run $k on $A: $why"
-	[ "$secs" -le $((90 * TMUL)) ] || bad "verify run $k on $A took $secs s"
-	ok=$((ok + 1))
-done < /tmp/soak-a.runs
+ok=$(verify_runs /tmp/soak-a.runs /tmp/soak-a 32768 $((90 * TMUL))) || bad "on $A: $ok"
 log "soak: $((t1 - t0)) s, $nsw switches, $ntune tunable writes, $nhot null_blk and $nsd scsi_debug removals under I/O, $nreload reloads, spawned/killed $(cat /tmp/soak-spawn), $(cat /tmp/soak-cg) cgroups; $ok verify runs on $A clean, verifier on $B clean"
 
 cg_kill_rm soak/park soak
