@@ -313,7 +313,7 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 			return rq;
 	}
 
-	e = bfq_next_queue(&bfqd->root_sd);
+	e = bfq_next_queue(&bfqd->root_sd, &bfqd->grace);
 	if (!e)
 		return NULL;
 	bfqq = bfq_entity_queue(e);
@@ -385,7 +385,9 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 	bfqd->last_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	trace_bfq_dispatch(bfqq, rq);
 
-	if (!bfqq->sync && bfqq->turn_rqs >= bfqd->max_budget_async_rq)
+	if (bfqd->grace)
+		bfq_expire(bfqd, BFQ_EXP_GRACE, now);
+	else if (!bfqq->sync && bfqq->turn_rqs >= bfqd->max_budget_async_rq)
 		bfq_expire(bfqd, BFQ_EXP_ASYNC_RQ, now);
 	return rq;
 }
@@ -912,12 +914,13 @@ static int bfq_queues_show(void *data, struct seq_file *m)
 			   bfq_class_names[e->class], e->weight, e->budget,
 			   bfqq->next_budget, bfqq->total_served,
 			   bfqq->queued, bfqq->dispatched);
-		seq_printf(m, " exhausted=%lu timeout=%lu too_idle=%lu no_more=%lu async_rq=%lu%s\n",
+		seq_printf(m, " exhausted=%lu timeout=%lu too_idle=%lu no_more=%lu async_rq=%lu grace=%lu%s\n",
 			   bfqq->expiries[BFQ_EXP_EXHAUSTED],
 			   bfqq->expiries[BFQ_EXP_TIMEOUT],
 			   bfqq->expiries[BFQ_EXP_TOO_IDLE],
 			   bfqq->expiries[BFQ_EXP_NO_MORE],
 			   bfqq->expiries[BFQ_EXP_ASYNC_RQ],
+			   bfqq->expiries[BFQ_EXP_GRACE],
 			   bfqq == bfqd->in_service ? " in_service" : "");
 	}
 	spin_unlock_irq(&bfqd->lock);
@@ -937,12 +940,13 @@ static int bfq_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "auto_max_budget=%s\n", bfqd->max_budget ? "no" : "yes");
 	seq_printf(m, "queued=%u\nin_driver=%u\n", bfqd->queued,
 		   bfqd->in_driver);
-	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\n",
+	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\ngrace=%lu\n",
 		   bfqd->total_expiries[BFQ_EXP_EXHAUSTED],
 		   bfqd->total_expiries[BFQ_EXP_TIMEOUT],
 		   bfqd->total_expiries[BFQ_EXP_TOO_IDLE],
 		   bfqd->total_expiries[BFQ_EXP_NO_MORE],
-		   bfqd->total_expiries[BFQ_EXP_ASYNC_RQ]);
+		   bfqd->total_expiries[BFQ_EXP_ASYNC_RQ],
+		   bfqd->total_expiries[BFQ_EXP_GRACE]);
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }

@@ -43,7 +43,8 @@ static void st_add(struct bfq_entity *e)
 
 	st->wsum += e->weight;
 	st->wsq += e->weight * e->weight;
-	st->nr++;
+	if (!st->nr++)
+		e->sd->class_since[e->class] = jiffies;
 }
 
 static void st_sub(struct bfq_entity *e)
@@ -190,15 +191,30 @@ static struct bfq_entity *lookup_next(struct bfq_service_tree *st)
 	return NULL;	/* not reached: the root's min_start is <= V */
 }
 
-/* The entity @sd would serve next; classes are strict. */
-static struct bfq_entity *peek_next(struct bfq_sched_data *sd)
+/*
+ * The entity @sd would serve next.  Classes are strict, except that with
+ * @grace given a lower class that has waited BFQ_CLASS_GRACE since it was
+ * last picked goes first; *@grace is then set.
+ */
+static struct bfq_entity *peek_next(struct bfq_sched_data *sd, bool *grace)
 {
+	struct bfq_service_tree *first = NULL;
 	int i;
 
-	for (i = 0; i < BFQ_NR_CLASSES; i++)
-		if (!RB_EMPTY_ROOT(&sd->st[i].active))
+	for (i = 0; i < BFQ_NR_CLASSES; i++) {
+		if (RB_EMPTY_ROOT(&sd->st[i].active))
+			continue;
+		if (!first) {
+			first = &sd->st[i];
+			if (!grace)
+				break;
+		} else if (time_after(jiffies,
+				      sd->class_since[i] + BFQ_CLASS_GRACE)) {
+			*grace = true;
 			return lookup_next(&sd->st[i]);
-	return NULL;
+		}
+	}
+	return first ? lookup_next(first) : NULL;
 }
 
 /*
@@ -232,16 +248,19 @@ void bfq_activate(struct bfq_entity *e)
 
 /*
  * Walk down from the device level, taking the next entity of each level
- * off its tree, to the queue to serve next.
+ * off its tree, to the queue to serve next.  *@grace tells whether a
+ * starved class was picked on the way: that queue gets one request only.
  */
-struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd)
+struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace)
 {
 	struct bfq_entity *e;
 
+	*grace = false;
 	for (;;) {
-		e = peek_next(sd);
+		e = peek_next(sd, grace);
 		if (!e)
 			return NULL;
+		sd->class_since[e->class] = jiffies;
 		tree_remove(e);
 		sd->in_service = e;
 		if (!e->my_sd)
@@ -298,7 +317,7 @@ void bfq_requeue(struct bfq_entity *e, bool backlogged)
 			break;
 		backlogged = sd_backlogged(e->sd);
 		if (backlogged)
-			e->parent->budget = peek_next(e->sd)->budget;
+			e->parent->budget = peek_next(e->sd, NULL)->budget;
 	}
 }
 

@@ -21,7 +21,8 @@
 			 { BFQ_EXP_TIMEOUT, "timeout" },	\
 			 { BFQ_EXP_TOO_IDLE, "too_idle" },	\
 			 { BFQ_EXP_NO_MORE, "no_more" },	\
-			 { BFQ_EXP_ASYNC_RQ, "async_rq" })
+			 { BFQ_EXP_ASYNC_RQ, "async_rq" },	\
+			 { BFQ_EXP_GRACE, "grace" })
 
 /* A queue is selected for service with this budget. */
 TRACE_EVENT(bfq_budget,

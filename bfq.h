@@ -35,6 +35,7 @@ enum bfq_expiry {
 	BFQ_EXP_TOO_IDLE,
 	BFQ_EXP_NO_MORE,
 	BFQ_EXP_ASYNC_RQ,
+	BFQ_EXP_GRACE,
 	BFQ_NR_EXPIRY,
 };
 
@@ -73,10 +74,18 @@ struct bfq_service_tree {
 	unsigned int nr;		/* active entities */
 };
 
+/*
+ * A backlogged class that a higher one has kept from the device this long
+ * gets one request through, so that no process waits for ever.
+ */
+#define BFQ_CLASS_GRACE		(HZ / 5)
+
 /* One scheduling level: the device, or a group. */
 struct bfq_sched_data {
 	struct bfq_entity *in_service;
 	struct bfq_service_tree st[BFQ_NR_CLASSES];
+	/* jiffies: each class's last pick, or when it became backlogged */
+	unsigned long class_since[BFQ_NR_CLASSES];
 };
 
 /*
@@ -160,6 +169,7 @@ struct bfq_data {
 	/* read locklessly by has_work */
 	unsigned int queued;
 	bool waiting;			/* idling or draining the queue in service */
+	bool grace;			/* in service for one request only */
 
 	unsigned int in_driver;
 	sector_t last_pos;		/* end of the last dispatched request */
@@ -204,7 +214,7 @@ static inline struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
 /* bfq-sched.c: B-WF2Q+ */
 void bfq_sched_init(struct bfq_sched_data *sd);
 void bfq_activate(struct bfq_entity *e);
-struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd);
+struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace);
 void bfq_served(struct bfq_entity *e, unsigned int sectors);
 void bfq_requeue(struct bfq_entity *e, bool backlogged);
 void bfq_deactivate(struct bfq_entity *e);

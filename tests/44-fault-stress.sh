@@ -17,12 +17,6 @@
 # reloaded between the parts and must unload at the end; the kernel log
 # must stay clean.
 . "$(dirname "$0")/lib.sh"
-# Not yet: in the merged tree part (a) hangs: after the four fio readers
-# stop with EIO, one of the short dd processes never returns and the test
-# times out (seen 4 times on 2026-12-03, also with the scheduler code of
-# before the merge, so not caused by the later changes; whether bfq or
-# null_blk's badblocks is at fault is not known yet).
-skip "not yet: part (a) hangs (a dd on the badblocks device never returns); cause not found"
 DEV=nbfl
 # One range of at most 512 sectors: this kernel's badblocks table stores a
 # longer range as 512-sector pieces in descending order, and lookups then
