@@ -18,6 +18,11 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup
 echo +io > /sys/fs/cgroup/cgroup.subtree_control
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing
+# Enabling the first trace event would also hook sched_switch to record
+# comms, live-patching __schedule; under TCG a CPU inside __schedule once
+# took a stray int3 from that patching (check-debug, 2026-12-03).  The
+# tests read pids, not comms, from the trace.
+echo 0 > /sys/kernel/tracing/options/record-cmd
 KVER=$(cat /etc/kver)
 
 res() { echo "$*" > /dev/ttyS1 2>/dev/null || echo "@@ $*"; }
