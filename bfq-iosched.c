@@ -361,7 +361,8 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 				      queuelist);
 	if (rq) {
 		list_del_init(&rq->queuelist);
-		if (rq_bfqq(rq))
+		/* priv shares its space with the flush data of the others */
+		if ((rq->rq_flags & RQF_ELVPRIV) && rq_bfqq(rq))
 			bfq_to_driver(bfqd, rq);
 		return rq;
 	}
@@ -569,6 +570,19 @@ static void bfq_prepare_request(struct request *rq)
 		WRITE_ONCE(icq_to_bic(icq)->prio, bfq_current_prio(icq->ioc));
 }
 
+/* A request is back from the driver: completed, or requeued. */
+static void bfq_left_driver(struct bfq_data *bfqd, struct request *rq)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+
+	bfqq->dispatched--;
+	bfqd->in_driver--;
+	set_rq_state(rq, BFQ_RQ_NONE);
+	/* the think time we idle for starts now */
+	if (bfqq == bfqd->in_service && bfqd->waiting && !bfqq->dispatched)
+		bfq_arm_idle_timer(bfqd);
+}
+
 static void bfq_finish_request(struct request *rq)
 {
 	struct bfq_queue *bfqq = rq_bfqq(rq);
@@ -578,14 +592,8 @@ static void bfq_finish_request(struct request *rq)
 		unsigned long flags;
 
 		spin_lock_irqsave(&bfqd->lock, flags);
-		if (rq_state(rq) == BFQ_RQ_DRIVER) {
-			bfqq->dispatched--;
-			bfqd->in_driver--;
-			/* the think time we idle for starts now */
-			if (bfqq == bfqd->in_service && bfqd->waiting &&
-			    !bfqq->dispatched)
-				bfq_arm_idle_timer(bfqd);
-		}
+		if (rq_state(rq) == BFQ_RQ_DRIVER)
+			bfq_left_driver(bfqd, rq);
 		rq->elv.priv[0] = NULL;
 		bfq_put_queue(bfqq);
 		spin_unlock_irqrestore(&bfqd->lock, flags);
@@ -596,7 +604,11 @@ static void bfq_finish_request(struct request *rq)
 	}
 }
 
-/* A dispatched request comes back; it is inserted again at the head. */
+/*
+ * A dispatched request comes back.  It is inserted again at the head, or,
+ * prepared already (a SCSI retry), goes straight back to the driver and
+ * we never see its completion: either way its queue idles from now on.
+ */
 static void bfq_requeue_request(struct request *rq)
 {
 	struct bfq_queue *bfqq = rq_bfqq(rq);
@@ -607,9 +619,7 @@ static void bfq_requeue_request(struct request *rq)
 		return;
 	bfqd = bfqq->bfqd;
 	spin_lock_irqsave(&bfqd->lock, flags);
-	bfqq->dispatched--;
-	bfqd->in_driver--;
-	set_rq_state(rq, BFQ_RQ_NONE);
+	bfq_left_driver(bfqd, rq);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }
 

@@ -137,6 +137,44 @@ done
 set_sched "$sd" mq-deadline
 sdebug_unload || bad "rmmod scsi_debug failed"
 
+# --- (b2) a requeued last request of the queue in service.  The queue is
+# idled for once its last request is in the driver; SCSI sends a retried
+# command (RQF_DONTPREP) back to the driver past the scheduler, so its
+# completion is not seen: the requeue itself must start the idle timer,
+# or the device stalls until that process sends another request.  Six
+# sleepers, alive but 40 s between reads, read once each while a reader
+# keeps requests queued in bfq on a 2-command device where every 2nd
+# command fails once with ABORTED COMMAND.  Reads must keep completing:
+# no gap of 5 s (x TMUL) in the device's read count.
+sd=$(sdebug_load 'dev_size_mb=64 max_queue=2') || bad "scsi_debug did not load"
+set_sched "$sd" bfq || bad "cannot select bfq on $sd"
+echo 64 > /sys/block/$sd/queue/nr_requests || bad "cannot set nr_requests on $sd"
+echo 2 > $SD/every_nth && echo 16 > $SD/opts || bad "cannot set scsi_debug opts=16"
+fio --minimal --terse-version=3 --thread --filename=/dev/$sd --rw=randread \
+	--bs=4k --direct=1 --ioengine=psync --name=sleeper --numjobs=6 \
+	--thinktime=40s --startdelay=0-6 --time_based --runtime=60 \
+	--continue_on_error=all > /tmp/fl-sleep.t 2>&1 &
+SPID=$!
+fio --minimal --terse-version=3 --thread --filename=/dev/$sd --rw=randread \
+	--bs=4k --direct=1 --ioengine=libaio --iodepth=8 --name=busy \
+	--time_based --runtime=10 --continue_on_error=all > /tmp/fl-busy.t 2>&1 &
+BPID=$!
+last=$(awk '{ print $1 }' /sys/block/$sd/stat) gap=0 maxgap=0
+while kill -0 $BPID 2>/dev/null; do
+	sleep 0.5
+	now=$(awk '{ print $1 }' /sys/block/$sd/stat)
+	if [ "$now" = "$last" ]; then gap=$((gap + 1)); else gap=0; fi
+	last=$now
+	[ $gap -le $maxgap ] || maxgap=$gap
+	[ $gap -lt $((10 * TMUL)) ] || { diag; bad "requeue: no read completed on $sd for $((gap / 2)) s"; }
+done
+wait $BPID
+kill -9 $SPID 2>/dev/null; wait $SPID 2>/dev/null
+echo 0 > $SD/opts; echo 0 > $SD/every_nth
+log "requeued last requests: reads kept completing (longest gap $((maxgap * 500)) ms), $(printf "%d" "$(cat /sys/block/$sd/device/ioerr_cnt)") errors injected"
+set_sched "$sd" mq-deadline
+sdebug_unload || bad "rmmod scsi_debug failed"
+
 # --- (c) null_blk requeue= fault injection (module parameter)
 if [ -e /sys/module/null_blk/parameters/requeue ]; then
 	nullb_cfs_remove $DEV; nullb_unload
