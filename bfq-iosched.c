@@ -249,6 +249,20 @@ static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	return !bfq_symmetric(&bfqq->entity);
 }
 
+/*
+ * Whether the sync queue in service has had nothing queued and nothing in
+ * the driver for longer than slice_idle.  The idle timer would have ended
+ * its turn, but only a dispatch starts it, and none runs while the device
+ * has nothing else to do: its turn, and its timeout, would go on.
+ */
+static bool bfq_idled_out(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	u32 end = bfqq->idle_since + nsecs_to_jiffies(bfqd->slice_idle_ns) + 1;
+
+	return bfqq->sync && !bfqd->waiting && !bfqq->queued &&
+	       !bfqq->dispatched && time_after32((u32)jiffies, end);
+}
+
 static void bfq_arm_idle_timer(struct bfq_data *bfqd)
 {
 	hrtimer_start(&bfqd->idle_timer, ns_to_ktime(bfqd->slice_idle_ns),
@@ -266,8 +280,10 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 	enum bfq_expiry reason;
 	struct request *rq;
 
-	if (bfqq->turn_start_ns &&
-	    now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync]) {
+	if (bfq_idled_out(bfqd, bfqq)) {
+		reason = BFQ_EXP_TOO_IDLE;
+	} else if (bfqq->turn_start_ns &&
+		   now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync]) {
 		reason = BFQ_EXP_TIMEOUT;
 	} else if (bfqq->queued) {
 		rq = bfq_choose_rq(bfqd, bfqq, now);
@@ -486,6 +502,9 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 	struct bfq_queue *bfqq = bfq_rq_queue(bfqd, rq);
 	struct request_queue *q = bfqd->queue;
 
+	/* the request comes after the turn should have ended: end it now */
+	if (bfqq == bfqd->in_service && bfq_idled_out(bfqd, bfqq))
+		bfq_expire(bfqd, BFQ_EXP_TOO_IDLE, ktime_get_ns());
 	rq->elv.priv[0] = bfqq;
 	set_rq_state(rq, BFQ_RQ_QUEUED);
 	elv_rb_add(&bfqq->sort_list, rq);
@@ -578,6 +597,7 @@ static void bfq_left_driver(struct bfq_data *bfqd, struct request *rq)
 	bfqq->dispatched--;
 	bfqd->in_driver--;
 	set_rq_state(rq, BFQ_RQ_NONE);
+	bfqq->idle_since = jiffies;
 	/* the think time we idle for starts now */
 	if (bfqq == bfqd->in_service && bfqd->waiting && !bfqq->dispatched)
 		bfq_arm_idle_timer(bfqd);

@@ -120,6 +120,7 @@ struct bfq_queue {
 	int ref;
 	pid_t pid;			/* 0 for async queues */
 	bool sync;
+	u32 idle_since;			/* jiffies: its last request came back */
 
 	struct rb_root sort_list;	/* queued requests by sector */
 	struct list_head fifo;		/* queued requests by arrival */

@@ -10,6 +10,11 @@
 #    think time stretched past 8 ms by a busy host gives too_idle: allowed);
 #  - slice_idle=0: no idling, its queue empties after every request: its
 #    expiries are mostly no_more (what a non-idling scheduler does always).
+#  - a sequential reader alone, 50 ms think time (psync, 4 KiB): it empties
+#    with nothing else queued, so no dispatch starts its idle timer; its
+#    turn must still end too_idle once it has been idle for slice_idle
+#    (seen at its next request), not run on to a timeout that charges it
+#    a whole budget for time it did not use the device.
 . "$(dirname "$0")/lib.sh"
 DEV=nullb0
 EV=/tmp/23.ev
@@ -74,6 +79,20 @@ for SI in 8 0; do
 		log "  thinker requests per turn: $idle_rpt with idling, $((disp / nexp)) without"
 	fi
 done
+
+iosched $DEV slice_idle 8 || fail "cannot set slice_idle=8"
+trace_on bfq_expire || fail "cannot enable bfq trace events"
+fio_run --filename=/dev/$DEV --direct=1 --ioengine=psync --bs=4k --runtime=3 \
+	--time_based --name=periodic --rw=read --thinktime=50000 \
+	> /tmp/23-p.t || fail "fio (periodic reader) failed"
+trace_off
+tr_events $EV
+set -- $(awk "$AWKVAL"'$2 == "expire" && val("pid") + 0 > 0 { n++; r[val("reason")]++ }
+	END { printf "%d %d %d\n", n, r["too_idle"] + 0, r["timeout"] + 0 }' $EV)
+log "periodic reader: $1 expiries, too_idle=$2 timeout=$3"
+[ "$1" -ge 30 ] || fail "periodic reader: only $1 expiries in 3 s (about 55 requests)"
+[ "$3" -eq 0 ] || fail "periodic reader: $3 turns ended by timeout while idle"
+[ $(($2 * 100)) -ge $(($1 * 90)) ] || fail "periodic reader: only $2 of $1 expiries are too_idle"
 
 cleanup
 trap - EXIT
