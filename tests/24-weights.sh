@@ -14,8 +14,10 @@
 # in 10 s and one turn more or less is +-12 %.  max_budget=1024 sectors
 # (512 KiB) gives it ~30 turns, i.e. ~+-3 %, without a longer test.
 . "$(dirname "$0")/lib.sh"
-# shares are measured with /proc/PID/io, which the check-debug kernel lacks
-[ -r /proc/self/io ] || skip "no /proc/PID/io on this kernel (CONFIG_TASK_IO_ACCOUNTING unset)"
+# Shares are measured with /proc/PID/io.  Without it (the check-debug
+# kernel) the readers still run, for the sanitizers, and the test skips at
+# the end.
+NOIO=; [ -r /proc/self/io ] || NOIO=1
 DEV=nullb0
 NB='queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1'
 RUNTIME=16	# seconds each fio runs
@@ -31,7 +33,7 @@ cleanup() {
 	unload_bfq
 }
 
-read_bytes() { sed -n 's/^read_bytes: *//p' "/proc/$1/io" 2>/dev/null; }
+read_bytes() { [ -z "$NOIO" ] || { echo 0; return; }; sed -n 's/^read_bytes: *//p' "/proc/$1/io" 2>/dev/null; }
 
 # select SCHED: put nullb0 on SCHED with 128 scheduler tags
 select_sched() {
@@ -98,7 +100,7 @@ nullb_load "$NB" || fail "cannot load null_blk"
 # the baseline: mq-deadline ignores ioprio
 select_sched mq-deadline
 measure 0 7 > /tmp/dl.k
-dl=$(shares 80 10 < /tmp/dl.k) && { cleanup; fail "mq-deadline meets 8:1 too ($dl): this setup cannot tell"; }
+dl=$(shares 80 10 < /tmp/dl.k) && [ -z "$NOIO" ] && { cleanup; fail "mq-deadline meets 8:1 too ($dl): this setup cannot tell"; }
 log "mq-deadline 0 vs 7: $dl"
 
 select_sched bfq
@@ -118,6 +120,7 @@ log "bfq 0/3/7: $r3"
 
 cleanup
 check_dmesg
+[ -z "$NOIO" ] || skip "no /proc/PID/io on this kernel (CONFIG_TASK_IO_ACCOUNTING unset): readers ran, kernel log clean, shares not measured"
 [ $ok2 -eq 0 ] || fail "bfq 0 vs 7 not within 10 % of 8:1: $r2"
 [ $ok3 -eq 0 ] || fail "bfq 0/3/7 not within 10 % of 80:50:10: $r3"
 log "weights ok"

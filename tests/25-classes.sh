@@ -11,8 +11,10 @@
 # Readers are libaio iodepth 4 on a device that takes one request at a time,
 # so each keeps requests queued in the scheduler all the time.
 . "$(dirname "$0")/lib.sh"
-# shares are measured with /proc/PID/io, which the check-debug kernel lacks
-[ -r /proc/self/io ] || skip "no /proc/PID/io on this kernel (CONFIG_TASK_IO_ACCOUNTING unset)"
+# Shares are measured with /proc/PID/io.  Without it (the check-debug
+# kernel) the readers still run, for the sanitizers, and the test skips at
+# the end.
+NOIO=; [ -r /proc/self/io ] || NOIO=1
 DEV=nullb0
 NB='queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1'
 RUNTIME=11 WARM=2 WIN=7
@@ -25,7 +27,7 @@ cleanup() {
 	unload_bfq
 }
 
-read_bytes() { sed -n 's/^read_bytes: *//p' "/proc/$1/io" 2>/dev/null; }
+read_bytes() { [ -z "$NOIO" ] || { echo 0; return; }; sed -n 's/^read_bytes: *//p' "/proc/$1/io" 2>/dev/null; }
 
 # measure CLASS:LEVEL...: one sequential reader per argument, each on its own
 # 8 GiB region; prints the KiB each read during the window, one per line.
@@ -84,6 +86,7 @@ log "IDLE alone: $alone KiB in ${WIN}s, BE+IDLE together: $pair KiB"
 
 cleanup
 check_dmesg
+[ -z "$NOIO" ] || skip "no /proc/PID/io on this kernel (CONFIG_TASK_IO_ACCOUNTING unset): readers ran, kernel log clean, shares not measured"
 ge "$rt" 95 || fail "RT got $rt % against BE, want >= 95 %"
 ge "$be" 95 || fail "BE got $be % against IDLE, want >= 95 %"
 lt "$idle" 5 || fail "IDLE got $idle % against BE, want < 5 %"
