@@ -263,6 +263,15 @@ static bool bfq_idled_out(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	       !bfqq->dispatched && time_after32((u32)jiffies, end);
 }
 
+/* How that turn would have ended: by the timer, or at once if not idled. */
+static enum bfq_expiry bfq_idled_out_reason(struct bfq_data *bfqd,
+					    struct bfq_queue *bfqq)
+{
+	if (bfqd->slice_idle_ns && bfq_worth_idling(bfqd, bfqq))
+		return BFQ_EXP_TOO_IDLE;
+	return BFQ_EXP_NO_MORE;
+}
+
 static void bfq_arm_idle_timer(struct bfq_data *bfqd)
 {
 	hrtimer_start(&bfqd->idle_timer, ns_to_ktime(bfqd->slice_idle_ns),
@@ -281,7 +290,7 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 	struct request *rq;
 
 	if (bfq_idled_out(bfqd, bfqq)) {
-		reason = BFQ_EXP_TOO_IDLE;
+		reason = bfq_idled_out_reason(bfqd, bfqq);
 	} else if (bfqq->turn_start_ns &&
 		   now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync]) {
 		reason = BFQ_EXP_TIMEOUT;
@@ -504,7 +513,8 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 
 	/* the request comes after the turn should have ended: end it now */
 	if (bfqq == bfqd->in_service && bfq_idled_out(bfqd, bfqq))
-		bfq_expire(bfqd, BFQ_EXP_TOO_IDLE, ktime_get_ns());
+		bfq_expire(bfqd, bfq_idled_out_reason(bfqd, bfqq),
+			   ktime_get_ns());
 	rq->elv.priv[0] = bfqq;
 	set_rq_state(rq, BFQ_RQ_QUEUED);
 	elv_rb_add(&bfqq->sort_list, rq);

@@ -110,7 +110,8 @@ for N in 2 8; do
 	log "  other async expiries (reason:dispatches): $other"
 	log "  reader pid $rp: $rdn dispatches, at least $minb in every second of writeback; fio: read $rbw KiB/s, write $wbw KiB/s, $nw async dispatches"
 	[ "$nw" -gt 0 ] || fail "async_rq=$N: no async (pid=0) dispatches: no background writeback seen"
-	[ "$nrq" -ge 5 ] || fail "async_rq=$N: only $nrq async turns ended by async_rq ($turns async turns)"
+	# a CPU-bound guest may not queue N async requests before the turn ends
+	[ "$nrq" -ge 5 ] || share_fail "async_rq=$N: only $nrq async turns ended by async_rq ($turns async turns)"
 	[ "$bad" -eq 0 ] || fail "async_rq=$N: $bad async_rq expiries after a number of dispatches other than $N"
 	[ "$maxk" -le "$N" ] || fail "async_rq=$N: an async turn dispatched $maxk requests"
 	[ "$rbw" -gt 0 ] || fail "async_rq=$N: the reader made no progress"

@@ -369,11 +369,11 @@ sync_bounded() {
 # stress tests scale their own progress bounds with it.
 TMUL=$(tr ' ' '\n' < /proc/cmdline 2>/dev/null | sed -n 's/^bfqtmul=//p' | tail -n 1)
 TMUL=${TMUL:-1}
-# share_fail MSG: a measured share is off.  On the sanitizer kernel of
+# share_fail MSG: a measured share or rate is off.  On the sanitizer kernel of
 # make check-debug (KASAN + lockdep under TCG, so CPU-bound: readers
 # cannot keep even a slow null_blk busy) shares say nothing, so skip there
 # with the figures; fail everywhere else.
 share_fail() {
-	case $(uname -r) in *-bfqdebug) skip "shares not measurable on the sanitizer kernel: $*" ;; esac
+	case $(uname -r) in *-bfqdebug) skip "not measurable on the sanitizer kernel (CPU-bound): $*" ;; esac
 	fail "$*"
 }
