@@ -38,10 +38,7 @@ nullb_cfs_create $DEV memory_backed=1 size=512 submit_queues=2 \
 	hw_queue_depth=4 irqmode=2 completion_nsec=200000 max_sectors=64 || bad "no null_blk"
 set_sched $DEV bfq || bad "cannot select bfq"
 
-fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$DEV \
-	--offset=0 --size=16m --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
-	--iodepth=4 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-	--verify_state_save=0 --loops=1000 > /tmp/ex-verify.t 2>&1 &
+verifier $DEV 0 16m 4 /tmp/ex-verify.t &
 VPID=$!
 
 # spawn KIND: one short-lived process in the background ($! is its pid)

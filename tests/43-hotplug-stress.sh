@@ -79,10 +79,7 @@ sdebug_unload || bad "rmmod scsi_debug failed"
 nullb_cfs_create $KEEP memory_backed=1 size=128 submit_queues=2 \
 	hw_queue_depth=8 irqmode=2 completion_nsec=100000 || bad "no null_blk"
 set_sched $KEEP bfq || bad "cannot select bfq on $KEEP"
-fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$KEEP \
-	--offset=0 --size=32m --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
-	--iodepth=8 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-	--verify_state_save=0 --loops=1000 > /tmp/hp-verify.t 2>&1 &
+verifier $KEEP 0 32m 8 /tmp/hp-verify.t &
 VPID=$!
 i=1
 while [ $i -le 12 ]; do

@@ -61,10 +61,7 @@ nullb_cfs_create $DEV memory_backed=1 size=128 submit_queues=2 \
 	hw_queue_depth=8 irqmode=2 completion_nsec=100000 || bad "no null_blk"
 set_sched $DEV bfq || bad "cannot select bfq"
 echo "+$BAD_FIRST-$BAD_LAST" > $NULLB_CFS/$DEV/badblocks || bad "cannot set badblocks"
-fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$DEV \
-	--offset=32m --size=32m --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
-	--iodepth=8 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-	--verify_state_save=0 --loops=1000 > /tmp/fl-verify.t 2>&1 &
+verifier $DEV 32m 32m 8 /tmp/fl-verify.t &
 VPID=$!
 pids=
 for c in 1 2 3 2; do

@@ -308,6 +308,15 @@ tr_events() {
 AWKVAL='function val(k,  j) { for (j = 3; j <= NF; j++) if (index($j, k "=") == 1) return substr($j, length(k) + 2); return "" }'
 
 # --- stress tests (40-44, soak)
+# verifier DEV OFFSET SIZE IODEPTH OUT [LOOPS]: a crc32c-verified random
+# writer of SIZE at OFFSET, LOOPS times (1000), terse output to OUT.  Run
+# it with "&": it execs fio, so $! is fio's pid.
+verifier() {
+	exec fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$1 \
+		--offset=$2 --size=$3 --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
+		--iodepth=$4 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 --loops=${6:-1000} > "$5" 2>&1
+}
 # fio_all_ok FILE [MIN_READ_KIB]: every job line of terse FILE has error 0
 # (and read back at least MIN_READ_KIB); else print the first bad job.
 fio_all_ok() {

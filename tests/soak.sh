@@ -67,10 +67,7 @@ rm -f $ST /tmp/soak-*
 ) &
 BGS="$BGS $!"
 # verifier on B (first 32 MiB), moved between cgroups by the churn loop
-fio --minimal --terse-version=3 --name=verify --thread --filename=/dev/$B \
-	--offset=0 --size=32m --rw=randwrite --bsrange=4k-64k --ioengine=libaio \
-	--iodepth=4 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-	--verify_state_save=0 --loops=100000 > /tmp/soak-b.t 2>&1 &
+verifier $B 0 32m 4 /tmp/soak-b.t 100000 &
 VB=$!
 # short-lived processes on B, 6 at a time, a third SIGKILLed
 (
