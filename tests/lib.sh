@@ -46,11 +46,23 @@ load_bfq() {
 	insmod "$BFQ_KO" "$@"
 }
 
-# unload_bfq: switch devices away from bfq, then rmmod our module.
+# unload_bfq: switch devices away from bfq, then rmmod our module.  Each
+# cgroup's group holds the module until the blkcg core frees it, an RCU
+# grace period and a work item after rmdir: wait for that (10 s at most).
 unload_bfq() {
 	mod_loaded bfq_iosched || return 0
 	sched_away bfq
+	mod_wait_unused bfq_iosched 10
 	rmmod bfq_iosched
+}
+
+# mod_wait_unused NAME SECONDS: wait until module NAME has no users.
+mod_wait_unused() {
+	_n=$(($2 * 10))
+	while [ "$(cat "/sys/module/$1/refcnt" 2>/dev/null || echo 0)" != 0 ] &&
+	      [ "$_n" -gt 0 ]; do
+		sleep 0.1; _n=$((_n - 1))
+	done
 }
 
 # load_distro_bfq / unload_distro_bfq: the same for Debian's bfq.ko.
