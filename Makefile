@@ -21,7 +21,7 @@
 # Never loads anything on the host: the module only runs inside QEMU.
 
 # Newest installed Debian amd64 headers, unless KVER is given.
-KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+KVER ?= $(shell ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | \
 	sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
 TOPDIR := $(CURDIR)

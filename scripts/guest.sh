@@ -19,7 +19,7 @@
 # Call Trace; 124 on timeout.
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-KVER=${KVER:-$(ls -d /usr/src/linux-headers-*-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+KVER=${KVER:-$(ls -d /usr/src/linux-headers-*[0-9]-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
 MODE=${1:?usage: guest.sh run|check|shell [tests]}
 TESTS=${2:-}
 TIMEOUT=${TIMEOUT:-180}

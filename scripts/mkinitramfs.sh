@@ -15,7 +15,7 @@
 # load_distro_bfq fails and what needs it must skip.)
 set -eu
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-KVER=${KVER:-$(ls -d /usr/src/linux-headers-*-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+KVER=${KVER:-$(ls -d /usr/src/linux-headers-*[0-9]-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
 B=$TOPDIR/build
 OUT=${OUT:-$B/initramfs.cpio.gz}
 R=${OUT%.cpio.gz}
