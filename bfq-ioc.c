@@ -168,6 +168,7 @@ struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
 	if (rq_is_sync(rq)) {
 		slot = &bic->sync_bfqq;
 		if (*slot && (*slot)->bfqg != bfqg) {
+			(*slot)->abandoned = true;
 			bfq_put_queue(*slot);
 			*slot = NULL;
 		}
@@ -235,8 +236,11 @@ void bfq_exit_icq(struct io_cq *icq)
 		bfqd->waiting = true;
 		hrtimer_start(&bfqd->idle_timer, 0, HRTIMER_MODE_REL);
 	}
-	if (bfqq)
+	if (bfqq) {
+		/* what it still has queued is served without idling after */
+		bfqq->abandoned = true;
 		bfq_put_queue(bfqq);
+	}
 	bic->sync_bfqq = NULL;
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }

@@ -244,6 +244,8 @@ static void bfq_note_seek(struct bfq_queue *bfqq, struct request *rq)
  */
 static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
+	if (bfqq->abandoned)
+		return false;
 	if (!blk_queue_nonrot(bfqd->queue) || hweight16(bfqq->seeks) <= 8)
 		return true;
 	return !bfq_symmetric(&bfqq->entity);

@@ -120,6 +120,7 @@ struct bfq_queue {
 	int ref;
 	pid_t pid;			/* 0 for async queues */
 	bool sync;
+	bool abandoned;			/* no process adds to it: never idle */
 	u32 idle_since;			/* jiffies: its last request came back */
 
 	struct rb_root sort_list;	/* queued requests by sector */
