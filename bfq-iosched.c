@@ -280,6 +280,33 @@ static void bfq_arm_idle_timer(struct bfq_data *bfqd)
 		      HRTIMER_MODE_REL);
 }
 
+static bool bfq_timed_out(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  u64 now)
+{
+	return bfqq->turn_start_ns &&
+	       now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync];
+}
+
+/*
+ * The queue in service starts waiting for its next request.  With nothing
+ * in the driver, the think time starts now.  Otherwise it starts when the
+ * last request comes back (bfq_left_driver), and a slow command could
+ * hold the device past the budget timeout: nothing else dispatches while
+ * we wait, so the timer ends the turn at the timeout.
+ */
+static void bfq_start_waiting(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			      u64 now)
+{
+	u64 end = bfqq->turn_start_ns + bfqd->timeout_ns[bfqq->sync];
+
+	if (!bfqq->dispatched)
+		bfq_arm_idle_timer(bfqd);
+	else
+		hrtimer_start(&bfqd->idle_timer, ns_to_ktime(end - now),
+			      HRTIMER_MODE_REL);
+	bfqd->waiting = true;
+}
+
 /*
  * The next request of the queue in service, or NULL: then either it is
  * idling (bfqd->waiting) or its turn is over and it has been expired.
@@ -293,8 +320,7 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 
 	if (bfq_idled_out(bfqd, bfqq)) {
 		reason = bfq_idled_out_reason(bfqd, bfqq);
-	} else if (bfqq->turn_start_ns &&
-		   now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync]) {
+	} else if (bfq_timed_out(bfqd, bfqq, now)) {
 		reason = BFQ_EXP_TIMEOUT;
 	} else if (bfqq->queued) {
 		rq = bfq_choose_rq(bfqd, bfqq, now);
@@ -308,11 +334,9 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 		 * exhausted when its next request does not fit, and it must
 		 * still be backlogged then, or it leaves the weight sum and
 		 * loses its share between two requests.
-		 * Idle from the completion of its last request.
 		 */
-		if (!bfqd->waiting && !bfqq->dispatched)
-			bfq_arm_idle_timer(bfqd);
-		bfqd->waiting = true;
+		if (!bfqd->waiting)
+			bfq_start_waiting(bfqd, bfqq, now);
 		return NULL;
 	} else if (e->service >= e->budget) {
 		reason = BFQ_EXP_EXHAUSTED;
@@ -655,6 +679,30 @@ static void bfq_requeue_request(struct request *rq)
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }
 
+/*
+ * The timer of a queue waiting in service fired.  With requests still in
+ * the driver, it is the budget timeout (bfq_start_waiting); otherwise the
+ * think time ran out, or the process exited (bfq_exit_icq).  A queue that
+ * used its whole budget is exhausted, not too idle.
+ */
+static void bfq_wait_over(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			  u64 now)
+{
+	enum bfq_expiry reason;
+
+	if (bfqq->entity.service >= bfqq->entity.budget)
+		reason = BFQ_EXP_EXHAUSTED;
+	else if (bfqq->abandoned)
+		reason = BFQ_EXP_NO_MORE;
+	else if (!bfqq->dispatched)
+		reason = BFQ_EXP_TOO_IDLE;
+	else if (bfq_timed_out(bfqd, bfqq, now))
+		reason = BFQ_EXP_TIMEOUT;
+	else
+		return;
+	bfq_expire(bfqd, reason, now);
+}
+
 static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 {
 	struct bfq_data *bfqd = container_of(timer, struct bfq_data,
@@ -664,11 +712,8 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 
 	spin_lock_irqsave(&bfqd->lock, flags);
 	bfqq = bfqd->in_service;
-	/* a queue that used its whole budget is exhausted, not too idle */
 	if (bfqd->waiting && bfqq && !bfqq->queued)
-		bfq_expire(bfqd, bfqq->entity.service >= bfqq->entity.budget ?
-			   BFQ_EXP_EXHAUSTED : BFQ_EXP_TOO_IDLE,
-			   ktime_get_ns());
+		bfq_wait_over(bfqd, bfqq, ktime_get_ns());
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 	/* blk-mq does not poll us: get the next queue dispatched */
 	blk_mq_run_hw_queues(bfqd->queue, true);
