@@ -76,11 +76,11 @@ esac
 start=$(date +%s)
 if [ "${QUIET:-0}" = 1 ]; then
 	timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null > "$LOG" 2>&1
+	rc=$?
 else
 	timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null 2>&1 | tee "$LOG"
-	test "${PIPESTATUS[0]}" -eq 0
+	rc=${PIPESTATUS[0]}	# timeout's 124, not tee's status
 fi
-rc=$?
 echo "guest: $MODE took $(( $(date +%s) - start ))s, console log $LOG" >&2
 
 ending=0
