@@ -63,7 +63,8 @@ run() {
 	sc=$1 want=$2; shift 2
 	FAKE=$sc QEMU=$W/qemu KERNEL=$W/kernel INITRD=$W/initrd DISK=$W/disk \
 		GUEST_LOCK=none GUEST_PREPARE=true HOST_TESTS=0 BOOT_SLACK=3 \
-		LOG_PREFIX=$sc TOPDIR=$W T='' bash "$W/scripts/check.sh" \
+		LOG_PREFIX=$sc TOPDIR=$W T='' GUEST_LAST='' TMUL=1 APPEND='' SPLAT_EXTRA='' \
+		bash "$W/scripts/check.sh" \
 		> "$W/$sc.tap" 2> "$W/$sc.err"
 	rc=$?
 	sed "s/^/$sc: /" "$W/$sc.tap"
