@@ -1,8 +1,11 @@
 #!/bin/bash
 # Test runner behind "make check".  Runs host tests (# where: host) here,
 # then all selected guest tests (# where: guest) in one QEMU boot.
-# stdout: "ok N - name", "ok N - name # SKIP why", "not ok N - name # why",
-# then one line "P passed, F failed[, S skipped]".  Details go to stderr and
+# stdout (TAP, so prove reads it): "ok N - name", "ok N - name # SKIP why",
+# "not ok N - name # why", the plan "1..N", then one line "P passed,
+# F failed[, S skipped]".  Besides the tests, a guest that hangs or dies
+# (even after its last test) fails as "guest", and kernel trouble anywhere
+# on the guest console as "kernel-log".  Details go to stderr and
 # build/logs/.  Env: T=name[,name...] (with or without the NN- prefix; T=none
 # runs no NN- test, only GUEST_LAST: make soak).
 # For scripts/check-debug.sh (another kernel): HOST_TESTS=0 skips host
@@ -113,12 +116,14 @@ if [ -n "$guest" ]; then
 		*) lost="guest died before this test finished" ;;
 		esac
 		declare -A seen=()
+		nlost=0
 		for t in $guest; do
 			# the k-th time a test is listed gets its k-th RESULT line
 			seen[$t]=$(( ${seen[$t]:-0} + 1 ))
 			line=$(tr -d '\r' < "$res" 2>/dev/null | grep "^RESULT $t " | sed -n "${seen[$t]}p")
 			if [ -z "$line" ]; then
 				report "$(short "$t")" 1 "$lost (see log)"
+				nlost=$((nlost + 1))
 				continue
 			fi
 			set -- $line
@@ -130,13 +135,24 @@ if [ -n "$guest" ]; then
 			fi
 			report "$(short "$t")" "$rc" "$*"
 		done
-		if [ $grc -eq 4 ]; then
+		# every test has its result, but the guest did not end well: the
+		# final dmesg dump, sync or power-off hung or died
+		if [ $nlost -eq 0 ] && [ $grc -ne 0 ] && [ $grc -ne 4 ]; then
+			case $grc in
+			124) why="timed out after the last test (dmesg dump, sync or power-off)" ;;
+			*) why="died or did not finish after the last test (exit $grc; dmesg dump, sync or power-off)" ;;
+			esac
+			report "guest" 1 "$why, see $clog"
+		fi
+		# guest.sh scans the console however the guest ended
+		if [ -s "$clog.splat" ]; then
 			splat=$(head -n 1 "$clog.splat" | tr -d '\r' | cut -d: -f2- | cut -c1-160)
 			report "kernel-log" 1 "kernel trouble on the guest console: $splat"
 		fi
 	fi
 fi
 
+echo "1..$n"
 summary="$passed passed, $failed failed"
 [ $skipped -eq 0 ] || summary="$summary, $skipped skipped"
 echo "$summary"

@@ -9,14 +9,20 @@
 #        /boot/vmlinuz-$KVER), INITRD (build/initramfs.cpio.gz), DISK
 #        (build/disk.img), MEM (MiB, 2048), APPEND (more kernel arguments),
 #        SPLAT_EXTRA (more console patterns that fail the run, ERE)
+#        QEMU     the emulator (default qemu-system-x86_64; tests/02-runner.sh
+#                 puts a fake one here)
 #        GUEST_LOCK  x (default): no other guest runs at the same time, so
 #                 timing and fairness figures are not distorted on a small
 #                 host; s: may share the host with other "s" guests
 #                 (functional runs); none: no locking
 # Console log: build/logs/<mode>-<timestamp>.log; results channel (ttyS1):
-# the same name with .results.  Exit 0 only if the guest finished (DONE)
-# and the console shows no Oops / BUG: / WARNING: / general protection /
-# Call Trace; 124 on timeout.
+# the same name with .results.  Exit 0 only if the guest finished (DONE,
+# written after the final dmesg dump and sync), powered off by itself with
+# QEMU exiting 0, and the console shows no Oops / BUG: / WARNING: / general
+# protection / Call Trace.  Else 124 on a timeout, 3 if the guest died or
+# did not finish, 4 for kernel trouble on the console.  The console is
+# scanned whatever the ending: its matching lines, if any, are in
+# <log>.splat (so a timeout with a splat shows both).
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 KVER=${KVER:-$(ls -d /usr/src/linux-headers-*[0-9]-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
@@ -42,9 +48,11 @@ SPLAT_RE='Oops|BUG:|WARNING:|general protection|Call Trace'
 
 if [ "${KVM:-0}" = 1 ]; then accel=(-accel kvm -cpu host); else accel=(-accel tcg); fi
 # loglevel=5: KERN_WARNING and worse reach the console as they happen.
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m "$MEM" -nographic -no-reboot
+# log_buf_len=16M: each test's start mark must stay in the ring buffer
+# for the guest's per-test splat check (it fails the test if it does not).
+qemu=("${QEMU:-qemu-system-x86_64}" "${accel[@]}" -smp 2 -m "$MEM" -nographic -no-reboot
 	-nic none -kernel "$KERNEL" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 loglevel=5 bfqmode=$MODE bfqtests=$TESTS${APPEND:+ $APPEND}"
+	-append "console=ttyS0 panic=-1 loglevel=5 log_buf_len=16M bfqmode=$MODE bfqtests=$TESTS${APPEND:+ $APPEND}"
 	-drive "file=$DISK,if=virtio,format=raw,cache=unsafe"
 	-serial mon:stdio -serial "file:$RES")
 
@@ -68,27 +76,28 @@ esac
 start=$(date +%s)
 if [ "${QUIET:-0}" = 1 ]; then
 	timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null > "$LOG" 2>&1
+	rc=$?
 else
 	timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null 2>&1 | tee "$LOG"
-	test "${PIPESTATUS[0]}" -eq 0
+	rc=${PIPESTATUS[0]}	# timeout's 124, not tee's status
 fi
-rc=$?
 echo "guest: $MODE took $(( $(date +%s) - start ))s, console log $LOG" >&2
 
+ending=0
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "guest: TIMEOUT after ${TIMEOUT}s; last 40 console lines:" >&2
-	tail -n 40 "$LOG" | tr -d '\r' | sed 's/^/  | /' >&2
-	exit 124
+	ending=124
+elif ! tr -d '\r' < "$RES" 2>/dev/null | grep -q '^DONE$' || [ $rc -ne 0 ]; then
+	echo "guest: the guest died or did not finish (qemu rc $rc); last 40 console lines:" >&2
+	ending=3
 fi
-if ! grep -q '^DONE' "$RES" 2>/dev/null; then
-	echo "guest: the guest died before finishing (qemu rc $rc); last 40 console lines:" >&2
-	tail -n 40 "$LOG" | tr -d '\r' | sed 's/^/  | /' >&2
-	exit 3
-fi
+[ $ending -eq 0 ] || tail -n 40 "$LOG" | tr -d '\r' | sed 's/^/  | /' >&2
+# a hung or dead guest may have said why on the console: scan it anyway
 if grep -nE "$SPLAT_RE" "$LOG" > "$LOG.splat"; then
 	echo "guest: kernel trouble in the console log:" >&2
 	head -n 20 "$LOG.splat" | tr -d '\r' | sed 's/^/  | /' >&2
-	exit 4
+	[ $ending -ne 0 ] || ending=4
+else
+	rm -f "$LOG.splat"
 fi
-rm -f "$LOG.splat"
-exit 0
+exit $ending

@@ -1,7 +1,8 @@
 #!/bin/sh
 # where: host
 # timeout: 600
-# bfq-iosched.ko builds from scratch with W=1 and no warning, and modinfo
+# bfq-iosched.ko builds from scratch with W=1 and no warning (compiler
+# "warning:" or modpost "WARNING:", e.g. a section mismatch), and modinfo
 # shows a GPL license and a vermagic for $KVER.
 . "$(dirname "$0")/lib.sh"
 cd "$TOPDIR" || fail "no TOPDIR"
@@ -13,8 +14,9 @@ make W=1 > "$out" 2>&1
 rc=$?
 cat "$out"
 [ $rc -eq 0 ] || fail "W=1 build failed: $(grep -m 1 'error' "$out")"
-if grep -q 'warning:' "$out"; then
-	fail "W=1 build has $(grep -c 'warning:' "$out") warning(s), first: $(grep -m 1 'warning:' "$out")"
+WARN_RE='warning:|WARNING:'
+if grep -qE "$WARN_RE" "$out"; then
+	fail "W=1 build has $(grep -cE "$WARN_RE" "$out") warning(s), first: $(grep -m 1 -E "$WARN_RE" "$out")"
 fi
 [ -f bfq-iosched.ko ] || fail "no bfq-iosched.ko after the build"
 

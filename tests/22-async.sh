@@ -14,8 +14,12 @@
 #  - the writeback goes to the shared async queue (pid=0), whose turns end
 #    by "async_rq" after exactly N dispatches (counted as pid=0 bfq_dispatch
 #    events between its bfq_budget and bfq_expire), never more than N;
-#  - the reader keeps getting requests dispatched during the writeback
-#    (every second of it), and reads at a non-zero rate.
+#  - the reader keeps getting requests dispatched during the writeback:
+#    at least MIN_RD in every second of it (see below).
+# Control: the same run with N = 8 and the reader in the idle class, which
+# must stay under that bound (class isolation leaves it one request per
+# 200 ms grace, 5 a second, while the writeback is queued); if it did not,
+# the bound would not tell a starving reader from a served one.
 . "$(dirname "$0")/lib.sh"
 DEV=nullb0
 EV=/tmp/22.ev
@@ -61,15 +65,28 @@ echo global > $TRACEFS/trace_clock
 echo $((8 << 20)) > $VM/dirty_bytes
 echo $((1 << 20)) > $VM/dirty_background_bytes
 
-for N in 2 8; do
+# MIN_RD: the reader's dispatches in every second of writeback.  The 2 ms
+# device serves 500 requests a second at depth 1.  The async queue has the
+# reader's weight, so the reader gets a turn between two async turns of N
+# requests (2N ms); even if its turn ends after one request and an idle wait
+# of slice_idle (8 ms; TCG think times can outlast it), that is one read per
+# 2 + 8 + 2N ms: 71 a second for N = 2, 38 for N = 8.  25 leaves room for a
+# slow guest's worst second.  Measured on 2 cores under light load (load
+# average 0.9-2.5), 6 runs: the reader's worst second had 127 to 275
+# dispatches (N = 2 and 8 alike); the idle-class control's had 4 (8 runs).
+MIN_RD=25
+for run in 2:be 8:be 8:idle; do
+	N=${run%:*} cls=${run#*:}
+	# be: no ioprio set, like the writer (weight 40 each); idle: class 3
+	[ "$cls" = be ] && prio= || prio=--prioclass=3
 	iosched $DEV max_budget_async_rq $N || fail "cannot set max_budget_async_rq=$N"
 	trace_on bfq_budget bfq_expire bfq_dispatch || fail "cannot enable bfq trace events"
 	# reader: sectors [0, 1M); writer: [4M, 6M)
 	fio_run --filename=/dev/$DEV --runtime=5 --time_based --invalidate=0 \
-		--name=rd --rw=read --bs=64k --ioengine=psync --direct=1 --offset=0 --size=512m \
+		--name=rd --rw=read --bs=64k --ioengine=psync --direct=1 --offset=0 --size=512m $prio \
 		--name=wr --rw=write --bs=64k --ioengine=psync --offset=2g --size=1g \
 		--sync_file_range=write:8 \
-		> /tmp/22-$N.t || fail "fio (max_budget_async_rq=$N) failed"
+		> /tmp/22-$N.t || fail "fio (max_budget_async_rq=$N, $cls reader) failed"
 	trace_off
 	tr_events $EV
 	sync
@@ -106,16 +123,23 @@ for N in 2 8; do
 		}' $EV)
 	turns=$1 nrq=$2 bad=$3 maxk=$4 nw=$5 mean=$6 rp=$7 rdn=$8 minb=$9 ks=${10} other=${11}
 	rbw=$(fio_read_bw /tmp/22-$N.t rd) wbw=$(fio_write_bw /tmp/22-$N.t wr)
-	log "max_budget_async_rq=$N: $turns async turns, $nrq by async_rq, dispatches per turn: mean $mean, max $maxk, first: $ks"
+	log "max_budget_async_rq=$N, $cls-class reader: $turns async turns, $nrq by async_rq, dispatches per turn: mean $mean, max $maxk, first: $ks"
 	log "  other async expiries (reason:dispatches): $other"
 	log "  reader pid $rp: $rdn dispatches, at least $minb in every second of writeback; fio: read $rbw KiB/s, write $wbw KiB/s, $nw async dispatches"
 	[ "$nw" -gt 0 ] || fail "async_rq=$N: no async (pid=0) dispatches: no background writeback seen"
+	if [ "$cls" = idle ]; then
+		[ "$minb" -lt "$MIN_RD" ] ||
+			fail "control: an idle-class reader got $minb dispatches in every second of writeback (>= $MIN_RD): the bound does not tell starving"
+		continue
+	fi
 	# a CPU-bound guest may not queue N async requests before the turn ends
 	[ "$nrq" -ge 5 ] || share_fail "async_rq=$N: only $nrq async turns ended by async_rq ($turns async turns)"
 	[ "$bad" -eq 0 ] || fail "async_rq=$N: $bad async_rq expiries after a number of dispatches other than $N"
 	[ "$maxk" -le "$N" ] || fail "async_rq=$N: an async turn dispatched $maxk requests"
 	[ "$rbw" -gt 0 ] || fail "async_rq=$N: the reader made no progress"
 	[ "$minb" -ge 1 ] || fail "async_rq=$N: the reader got nothing dispatched for a whole second of writeback"
+	[ "$minb" -ge "$MIN_RD" ] ||
+		share_fail "async_rq=$N: the reader got only $minb dispatches in a second of writeback (want >= $MIN_RD)"
 	if [ "$N" = 2 ]; then mean_lo=$mean; else mean_hi=$mean; fi
 done
 # the two settings really differ per turn

@@ -185,13 +185,16 @@ fio_write_bw() { fio_field "$1" "${2:-}" 48; }	# FILE [JOB]: KiB/s
 fio_err()      { fio_field "$1" "${2:-}" 5; }	# FILE [JOB]: errno, 0 = ok
 
 # check_dmesg: fail if the kernel log shows Oops/BUG/WARNING/... since this
-# test started (the guest runner marks each start in /dev/kmsg).
+# test started (the guest runner marks each start in /dev/kmsg), or if that
+# mark has left the ring buffer: then part of the log is lost unchecked.
 check_dmesg() {
-	if [ -n "${BFQ_TEST_MARK:-}" ] && dmesg | grep -q "$BFQ_TEST_MARK\$"; then
-		_bad=$(dmesg | sed -n "/$BFQ_TEST_MARK\$/,\$p" | grep -E "$SPLAT_RE")
+	if [ -n "${BFQ_TEST_MARK:-}" ]; then
+		_log=$(dmesg | sed -n "/$BFQ_TEST_MARK\$/,\$p")
+		[ -n "$_log" ] || fail "kernel log overflowed: '$BFQ_TEST_MARK' gone from the ring buffer"
 	else
-		_bad=$(dmesg | grep -E "$SPLAT_RE")
+		_log=$(dmesg)
 	fi
+	_bad=$(echo "$_log" | grep -E "$SPLAT_RE")
 	[ -z "$_bad" ] || fail "kernel log: $(echo "$_bad" | head -n 1)"
 }
 

@@ -16,8 +16,9 @@
 #    and removed under it; every ~80 s a scsi_debug disk is deleted under
 #    fio and rescanned; every ~90 s bfq is unloaded and loaded again.
 # Fails on a verify error, a bad-range read that succeeds, a device
-# without progress for 10 s, a verify run over 90 s, leftovers that do not
-# exit, a dirty kernel log, or bfq not unloading at the end.
+# without progress for 10 s, a verify run over 90 s, no completed verify
+# run on nbsa at all, leftovers that do not exit, a dirty kernel log, or
+# bfq not unloading at the end.
 . "$(dirname "$0")/lib.sh"
 SOAK=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^bfqsoak=//p' | tail -n 1)
 SOAK=${SOAK:-600}
@@ -259,6 +260,8 @@ kill -TERM $VB; wait $VB
 [ ! -s /tmp/soak-errors ] || bad "$(head -n 1 /tmp/soak-errors)"
 why=$(fio_all_ok /tmp/soak-b.t 1) || bad "verifier on $B: $why $(grep -v '^3;' /tmp/soak-b.t | tail -n 2 | tr '\n' ' ')"
 ok=$(verify_runs /tmp/soak-a.runs /tmp/soak-a 32768 $((90 * TMUL))) || bad "on $A: $ok"
+# a loop whose fio never finished leaves no run to check: that is no pass
+[ "$ok" -ge 1 ] || bad "no verify run on $A completed in $((t1 - t0)) s"
 log "soak: $((t1 - t0)) s, $nsw switches, $ntune tunable writes, $nhot null_blk and $nsd scsi_debug removals under I/O, $nreload reloads, spawned/killed $(cat /tmp/soak-spawn), $(cat /tmp/soak-cg) cgroups; $ok verify runs on $A clean, verifier on $B clean"
 
 cg_kill_rm soak/park soak
