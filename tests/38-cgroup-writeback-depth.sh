@@ -123,7 +123,7 @@ check_dmesg
 [ "$5" -gt 0 ] && [ "$6" -gt 0 ] || fail "a partition was not written: $5 $6 sectors"
 near "$3" "$5" 5 && near "$4" "$6" 5 ||
 	fail "bfq.sectors disagree with the partitions' sectors: a $3 vs $5, b $4 vs $6"
-within() { awk -v x="$1" -v y="$2" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(d <= 8 * 2^20 + y / 20) }'; }
+within() { awk -v x="$1" -v y="$2" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(d <= 8 * 1048576 + y / 20) }'; }
 within "$1" $(($5 << 9)) && within "$2" $(($6 << 9)) ||
 	fail "io.stat wbytes disagree with the partitions: a $1 vs $(($5 << 9)), b $2 vs $(($6 << 9)) bytes"
 awk -v r="$r" 'BEGIN { exit !(r >= 7.2 && r <= 10.8) }' ||
