@@ -137,14 +137,25 @@ static struct bfq_queue **async_slot(struct bfq_data *bfqd,
 	return bfqg ? &bfqg->async[class][level] : &bfqd->async[class][level];
 }
 
-/* The queue a bio of this context goes to, if it exists; no allocation. */
+/*
+ * The queue a bio of this context goes to, if it exists; no allocation.
+ * A context has one sync queue, in the group of its last sync request.
+ * After the process moved to another cgroup, or for a bio it writes back
+ * on behalf of another cgroup, that queue is in another group than the
+ * bio: the bio has no queue yet (its request makes one) and must not be
+ * merged into that queue's requests.
+ */
 struct bfq_queue *bfq_bio_queue(struct bfq_data *bfqd, struct bio *bio,
 				struct bfq_io_cq *bic)
 {
-	if (op_is_sync(bio->bi_opf))
-		return bic->sync_bfqq;
-	return *async_slot(bfqd, bfq_bio_group(bfqd, bio),
-			   READ_ONCE(bic->prio));
+	struct bfq_group *bfqg = bfq_bio_group(bfqd, bio);
+	struct bfq_queue *bfqq;
+
+	lockdep_assert_held(&bfqd->lock);
+	if (!op_is_sync(bio->bi_opf))
+		return *async_slot(bfqd, bfqg, READ_ONCE(bic->prio));
+	bfqq = bic->sync_bfqq;
+	return bfqq && bfqq->bfqg == bfqg ? bfqq : NULL;
 }
 
 /*

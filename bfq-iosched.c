@@ -14,7 +14,6 @@
  */
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
-#include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -465,47 +464,74 @@ static bool bfq_has_work(struct blk_mq_hw_ctx *hctx)
 }
 
 /*
+ * The bio's io_cq on @q: the context's hint if it is ours, which RCU keeps
+ * readable (a destroyed one has no sync queue left), else the locked
+ * lookup, which also sets the hint.  The queue lock nests outside ours.
+ */
+static struct io_cq *bfq_bio_icq(struct request_queue *q)
+{
+	struct io_context *ioc = current->io_context;
+	struct io_cq *icq;
+	unsigned long flags;
+
+	if (!ioc)
+		return NULL;
+	icq = rcu_dereference(ioc->icq_hint);
+	if (icq && icq->q == q)
+		return icq;
+	spin_lock_irqsave(&q->queue_lock, flags);
+	icq = ioc_lookup_icq(q);
+	spin_unlock_irqrestore(&q->queue_lock, flags);
+	return icq;
+}
+
+/*
  * Async writes come mostly from the flusher threads, and they wait for
  * scheduler tags.  Freed tags go to the waiters in turn, whatever their
  * weight: a light cgroup's writeback would end up holding most tags and
  * leave a heavy cgroup's async queue empty, and an empty queue cannot get
- * its share.  So an async queue may use only a part of each tag bitmap
- * word that follows its share of the device.
- * limit_depth runs before the request and its queue exist and knows only
- * the task: each task leaves the depth of its last async queue in a small
- * table keyed by the task pointer.  A task not found there gets the
- * smallest depth until its first insert; an entry torn by a racing writer
- * only gives one allocation another depth.
+ * its share.  So an async request may use only a part of each tag bitmap
+ * word that follows the share of the queue it will join.
+ * That queue is the bio's: its group (one flusher writes back for many
+ * cgroups) and its priority.  limit_depth is not given the bio, but in
+ * blk_mq_submit_bio the same task has just offered that bio to bio_merge,
+ * which finds its queue anyway: bio_merge leaves the depth in the task's
+ * context for the one allocation that follows a failed merge.
  */
-static struct bfq_async_hint *bfq_async_hint(struct bfq_data *bfqd)
+static unsigned int bfq_async_alloc_depth(struct bfq_data *bfqd,
+					  struct bfq_queue *bfqq)
 {
-	return &bfqd->async_hint[hash_ptr(current, BFQ_ASYNC_HINT_BITS)];
-}
-
-static void bfq_leave_async_hint(struct bfq_data *bfqd,
-				 struct bfq_queue *bfqq)
-{
-	struct bfq_async_hint *h = bfq_async_hint(bfqd);
 	unsigned int depth;
 
+	lockdep_assert_held(&bfqd->lock);
+	/* a group's first async request: its queue does not exist yet */
+	if (!bfqq)
+		return bfqd->async_depth;
 	depth = bfqd->word_depth * bfq_share(&bfqq->entity) >> 10;
-	depth = clamp(depth, bfqd->min_async_depth, bfqd->async_depth);
-	WRITE_ONCE(h->depth, depth);
-	WRITE_ONCE(h->task, current);
+	return clamp(depth, bfqd->min_async_depth, bfqd->async_depth);
 }
 
+/*
+ * Without a depth from bio_merge (the context's first request, merges
+ * disabled, a bio that may not merge, a request made without a bio), the
+ * request is not limited beyond what any async request may use.
+ */
 static void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct bfq_data *bfqd = data->q->elevator->elevator_data;
-	struct bfq_async_hint *h;
+	unsigned int depth = 0;
+	struct io_cq *icq;
 
 	if (op_is_sync(opf))
 		return;
-	h = bfq_async_hint(bfqd);
-	if (READ_ONCE(h->task) == current)
-		data->shallow_depth = READ_ONCE(h->depth);
-	else
-		data->shallow_depth = READ_ONCE(bfqd->min_async_depth);
+	rcu_read_lock();
+	icq = bfq_bio_icq(data->q);
+	if (icq) {
+		depth = READ_ONCE(icq_to_bic(icq)->alloc_depth);
+		WRITE_ONCE(icq_to_bic(icq)->alloc_depth, 0);
+	}
+	rcu_read_unlock();
+	data->shallow_depth = depth ?: READ_ONCE(bfqd->async_depth);
 }
 
 /* Called with the queue frozen when nr_requests changes. */
@@ -518,9 +544,8 @@ static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 	/* sync requests always keep a quarter of the tags */
 	spin_lock_irq(&bfqd->lock);
 	bfqd->word_depth = word;
-	bfqd->async_depth = max(word * 3 / 4, 1U);
+	WRITE_ONCE(bfqd->async_depth, max(word * 3 / 4, 1U));
 	bfqd->min_async_depth = max(word / 16, 1U);
-	memset(bfqd->async_hint, 0, sizeof(bfqd->async_hint));
 	spin_unlock_irq(&bfqd->lock);
 	/* wake-up batches small enough for the shallowest waiter */
 	sbitmap_queue_min_shallow_depth(bt, bfqd->min_async_depth);
@@ -570,8 +595,6 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 		bfqd->waiting = false;
 		hrtimer_try_to_cancel(&bfqd->idle_timer);
 	}
-	if (!bfqq->sync)
-		bfq_leave_async_hint(bfqd, bfqq);
 }
 
 static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
@@ -745,28 +768,6 @@ static int bfq_request_merge(struct request_queue *q, struct request **req,
 					  ELEVATOR_FRONT_MERGE;
 }
 
-/*
- * The bio's io_cq on @q: the context's hint if it is ours, which RCU keeps
- * readable (a destroyed one has no sync queue left), else the locked
- * lookup, which also sets the hint.  The queue lock nests outside ours.
- */
-static struct io_cq *bfq_bio_icq(struct request_queue *q)
-{
-	struct io_context *ioc = current->io_context;
-	struct io_cq *icq;
-	unsigned long flags;
-
-	if (!ioc)
-		return NULL;
-	icq = rcu_dereference(ioc->icq_hint);
-	if (icq && icq->q == q)
-		return icq;
-	spin_lock_irqsave(&q->queue_lock, flags);
-	icq = ioc_lookup_icq(q);
-	spin_unlock_irqrestore(&q->queue_lock, flags);
-	return icq;
-}
-
 static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 			  unsigned int nr_segs)
 {
@@ -781,6 +782,9 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	bfqd->merge_bfqq = icq ? bfq_bio_queue(bfqd, bio, icq_to_bic(icq)) :
 				 NULL;
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	if (icq && !op_is_sync(bio->bi_opf))
+		WRITE_ONCE(icq_to_bic(icq)->alloc_depth, merged ? 0 :
+			   bfq_async_alloc_depth(bfqd, bfqd->merge_bfqq));
 	bfqd->merge_bfqq = NULL;
 	spin_unlock_irq(&bfqd->lock);
 	rcu_read_unlock();

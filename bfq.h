@@ -147,13 +147,13 @@ struct bfq_io_cq {
 	struct bfq_queue *sync_bfqq;	/* holds a reference */
 	pid_t pid;			/* the process that created the context */
 	int prio;			/* class and level, set at each request */
-};
-
-/* Left by a task at each async insert for limit_depth (bfq-iosched.c). */
-#define BFQ_ASYNC_HINT_BITS	6
-struct bfq_async_hint {
-	const struct task_struct *task;	/* compared, never dereferenced */
-	unsigned int depth;		/* sched tags per bitmap word */
+	/*
+	 * Tag depth for the async request this context is about to allocate,
+	 * from the share of the bio's queue; 0 = none.  Written by bio_merge
+	 * under bfq_data.lock, taken (read and cleared) by limit_depth
+	 * without it.
+	 */
+	unsigned int alloc_depth;
 };
 
 struct bfq_data {
@@ -179,7 +179,6 @@ struct bfq_data {
 	struct bfq_queue *merge_bfqq;	/* the bio's queue during bio_merge */
 
 	/* async tag limits: written under the lock, read without it */
-	struct bfq_async_hint async_hint[1 << BFQ_ASYNC_HINT_BITS];
 	unsigned int word_depth;	/* bits per sched-tag bitmap word */
 	unsigned int async_depth;	/* most an async queue may use */
 	unsigned int min_async_depth;
