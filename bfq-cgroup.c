@@ -207,7 +207,7 @@ static void bfq_pd_offline(struct blkg_policy_data *pd)
 /*
  * The module reference goes last, as a tail call: nothing of ours runs
  * after it, so rmmod may free our code as soon as it drops to zero
- * (tests/01-build.sh checks the tail call in the object code).
+ * (tests/02-pd-free-tail-call.sh checks it in the object code).
  */
 static void bfq_pd_free(struct blkg_policy_data *pd)
 {
