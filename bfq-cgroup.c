@@ -74,9 +74,12 @@ static void bfq_group_free(struct bfq_group *bfqg)
 /* Under bfq_data.lock: a child left; an offline group may now die. */
 void bfq_group_put(struct bfq_group *bfqg)
 {
-	while (bfqg && !--bfqg->children && !bfqg->online) {
+	while (bfqg) {
 		struct bfq_group *parent = bfqg->parent;
 
+		lockdep_assert_held(&bfqg->bfqd->lock);
+		if (--bfqg->children || bfqg->online)
+			return;
 		bfq_forget(&bfqg->entity);
 		bfq_group_free(bfqg);
 		bfqg = parent;

@@ -118,6 +118,7 @@ void bfq_get_queue(struct bfq_queue *bfqq)
 
 void bfq_put_queue(struct bfq_queue *bfqq)
 {
+	lockdep_assert_held(&bfqq->bfqd->lock);
 	if (--bfqq->ref)
 		return;
 	bfq_forget(&bfqq->entity);
@@ -171,6 +172,7 @@ struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
 	struct bfq_queue **slot, *bfqq;
 	int prio;
 
+	lockdep_assert_held(&bfqd->lock);
 	if (!bic) {
 		bfqq = &bfqd->oom_bfqq;
 		goto out;
@@ -244,7 +246,7 @@ void bfq_exit_icq(struct io_cq *icq)
 	 * restarts dispatching.
 	 */
 	if (bfqq && bfqq == bfqd->in_service && !bfqq->queued) {
-		bfqd->waiting = true;
+		WRITE_ONCE(bfqd->waiting, true);
 		hrtimer_start(&bfqd->idle_timer, 0, HRTIMER_MODE_REL);
 	}
 	if (bfqq) {

@@ -196,6 +196,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	unsigned int served = e->service;
 	u64 elapsed = bfqq->turn_start_ns ? now - bfqq->turn_start_ns : 0;
 
+	lockdep_assert_held(&bfqd->lock);
 	/* slow or async queues pay in time: charge them the whole budget */
 	if ((reason == BFQ_EXP_TIMEOUT || !bfqq->sync) && served < e->budget)
 		bfq_served(e, e->budget - served);
@@ -205,13 +206,13 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	bfqq->expiries[reason]++;
 	bfqd->total_expiries[reason]++;
 	if (bfqq->bfqg && reason == BFQ_EXP_EXHAUSTED)
-		bfqq->bfqg->exhausted++;
+		WRITE_ONCE(bfqq->bfqg->exhausted, bfqq->bfqg->exhausted + 1);
 	if (bfqq->bfqg && reason == BFQ_EXP_TIMEOUT)
-		bfqq->bfqg->timeout++;
+		WRITE_ONCE(bfqq->bfqg->timeout, bfqq->bfqg->timeout + 1);
 	trace_bfq_expire(bfqq, reason, served, div_u64(elapsed, NSEC_PER_USEC));
 
 	bfqd->in_service = NULL;
-	bfqd->waiting = false;
+	WRITE_ONCE(bfqd->waiting, false);
 	hrtimer_try_to_cancel(&bfqd->idle_timer);
 	if (bfqq->queued)
 		e->budget = max(bfqq->next_budget,
@@ -239,7 +240,8 @@ static void bfq_note_seek(struct bfq_queue *bfqq, struct request *rq)
  * queue reads, and a queue that empties between two requests keeps its
  * share.  Without a head to keep, a queue that mostly seeks gains nothing
  * from the wait unless its share depends on it, which it does not when
- * every backlogged queue has its class and weight.
+ * every backlogged queue has its class and weight.  Nothing comes to a
+ * queue whose process exited or moved away.
  */
 static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
@@ -303,7 +305,7 @@ static void bfq_start_waiting(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	else
 		hrtimer_start(&bfqd->idle_timer, ns_to_ktime(end - now),
 			      HRTIMER_MODE_REL);
-	bfqd->waiting = true;
+	WRITE_ONCE(bfqd->waiting, true);
 }
 
 /*
@@ -367,6 +369,11 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 	if (!e)
 		return NULL;
 	bfqq = bfq_entity_queue(e);
+	/* a queue that empties while waiting to be served leaves the tree */
+	if (WARN_ON_ONCE(!bfqq->queued)) {
+		bfq_requeue(e, false);
+		return NULL;
+	}
 	bfq_get_queue(bfqq);
 	bfqd->in_service = bfqq;
 	bfqq->turn_start_ns = 0;
@@ -383,6 +390,7 @@ static void bfq_remove_rq(struct bfq_data *bfqd, struct request *rq)
 	struct request_queue *q = bfqd->queue;
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
+	lockdep_assert_held(&bfqd->lock);
 	list_del_init(&rq->queuelist);
 	elv_rb_del(&bfqq->sort_list, rq);
 	elv_rqhash_del(q, rq);
@@ -390,7 +398,7 @@ static void bfq_remove_rq(struct bfq_data *bfqd, struct request *rq)
 		q->last_merge = NULL;
 	set_rq_state(rq, BFQ_RQ_NONE);
 	bfqq->queued--;
-	bfqd->queued--;
+	WRITE_ONCE(bfqd->queued, bfqd->queued - 1);
 }
 
 static void bfq_to_driver(struct bfq_data *bfqd, struct request *rq)
@@ -431,7 +439,7 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 	bfqq->turn_rqs++;
 	bfqq->total_served += blk_rq_sectors(rq);
 	for (bfqg = bfqq->bfqg; bfqg; bfqg = bfqg->parent)
-		bfqg->sectors += blk_rq_sectors(rq);
+		WRITE_ONCE(bfqg->sectors, bfqg->sectors + blk_rq_sectors(rq));
 	bfq_served(&bfqq->entity, blk_rq_sectors(rq));
 	bfqd->last_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	trace_bfq_dispatch(bfqq, rq);
@@ -562,6 +570,7 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 	struct bfq_queue *bfqq = bfq_rq_queue(bfqd, rq);
 	struct request_queue *q = bfqd->queue;
 
+	lockdep_assert_held(&bfqd->lock);
 	/* the request comes after the turn should have ended: end it now */
 	if (bfqq == bfqd->in_service && bfq_idled_out(bfqd, bfqq))
 		bfq_expire(bfqd, bfq_idled_out_reason(bfqd, bfqq),
@@ -582,7 +591,7 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 			q->last_merge = rq;
 	}
 	bfqq->queued++;
-	bfqd->queued++;
+	WRITE_ONCE(bfqd->queued, bfqd->queued + 1);
 	if (bfqq->sync)
 		bfq_note_seek(bfqq, rq);
 
@@ -592,7 +601,7 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 		bfq_activate(&bfqq->entity);
 	} else if (bfqq == bfqd->in_service && bfqd->waiting) {
 		/* the request we idled for */
-		bfqd->waiting = false;
+		WRITE_ONCE(bfqd->waiting, false);
 		hrtimer_try_to_cancel(&bfqd->idle_timer);
 	}
 }
@@ -653,6 +662,9 @@ static void bfq_left_driver(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
+	lockdep_assert_held(&bfqd->lock);
+	if (WARN_ON_ONCE(!bfqq->dispatched || !bfqd->in_driver))
+		return;
 	bfqq->dispatched--;
 	bfqd->in_driver--;
 	set_rq_state(rq, BFQ_RQ_NONE);

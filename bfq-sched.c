@@ -121,7 +121,6 @@ void bfq_sched_init(struct bfq_sched_data *sd)
 {
 	int i;
 
-	sd->in_service = NULL;
 	for (i = 0; i < BFQ_NR_CLASSES; i++) {
 		sd->st[i].active = RB_ROOT;
 		sd->st[i].idle = RB_ROOT;
@@ -262,7 +261,6 @@ struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace)
 			return NULL;
 		sd->class_since[e->class] = jiffies;
 		tree_remove(e);
-		sd->in_service = e;
 		if (!e->my_sd)
 			return e;
 		sd = e->my_sd;
@@ -302,7 +300,6 @@ static void go_idle(struct bfq_entity *e)
 void bfq_requeue(struct bfq_entity *e, bool backlogged)
 {
 	for (; e; e = e->parent) {
-		e->sd->in_service = NULL;
 		e->finish = e->start + vt_delta(e->service, e->weight);
 		e->service = 0;
 		if (backlogged) {

@@ -82,7 +82,6 @@ struct bfq_service_tree {
 
 /* One scheduling level: the device, or a group. */
 struct bfq_sched_data {
-	struct bfq_entity *in_service;
 	struct bfq_service_tree st[BFQ_NR_CLASSES];
 	/* jiffies: each class's last pick, or when it became backlogged */
 	unsigned long class_since[BFQ_NR_CLASSES];
