@@ -1079,3 +1079,4 @@ MODULE_AUTHOR("bfq-iosched developers");
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Budget Fair Queueing I/O scheduler (2008 design)");
 MODULE_ALIAS("bfq-iosched");
+MODULE_VERSION(BFQ_VERSION);
