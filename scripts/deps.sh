@@ -31,11 +31,10 @@ die() { echo "deps.sh: $*" >&2; exit 1; }
 # the names among "$@" that are not installed (one dpkg-query for all)
 missing_of() {
 	# shellcheck disable=SC2016
-	have=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null |
-		awk '$1 == "ii" { print $2 }')
-	for p in "$@"; do
-		echo "$have" | grep -qx -- "$p" || printf ' %s' "$p"
-	done
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null |
+		awk -v want="$*" '$1 == "ii" { have[$2] = 1 }
+			END { n = split(want, w, " ")
+			      for (i = 1; i <= n; i++) if (!(w[i] in have)) printf " %s", w[i] }'
 }
 updated=
 need() {
