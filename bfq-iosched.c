@@ -29,6 +29,9 @@
 #include "blk-wbt.h"
 #include "bfq.h"
 
+/* block_rq_insert only: blktrace's "I" events (declared, defined in the kernel) */
+#include <trace/events/block.h>
+
 #define CREATE_TRACE_POINTS
 #include "bfq-trace.h"
 
@@ -558,14 +561,21 @@ static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
 	 */
 	if (at_head || blk_rq_is_passthrough(rq) ||
 	    !(rq->rq_flags & RQF_ELVPRIV)) {
+		trace_block_rq_insert(rq);
 		if (at_head)
 			list_add(&rq->queuelist, &bfqd->dispatch);
 		else
 			list_add_tail(&rq->queuelist, &bfqd->dispatch);
 		return;
 	}
-	if (!blk_mq_sched_try_insert_merge(bfqd->queue, rq, free))
-		bfq_add_rq(bfqd, rq);
+	/*
+	 * blk-mq traces inserts only when there is no scheduler: the insert
+	 * event blktrace shows ("I") is ours to emit, for what stays a request.
+	 */
+	if (blk_mq_sched_try_insert_merge(bfqd->queue, rq, free))
+		return;
+	trace_block_rq_insert(rq);
+	bfq_add_rq(bfqd, rq);
 }
 
 static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
