@@ -54,8 +54,13 @@ fi
 [ "$(id -u)" = 0 ] || skip "dkms part needs root (private /var/lib/dkms)"
 S=$TMP/src/bfq-iosched-$VER
 mkdir -p "$S" "$TMP/dkms"
-# what a clean clone has: tracked and new, not ignored, files
-git ls-files -co --exclude-standard | while read -r f; do
+# what a clean clone has: tracked and new, not ignored, files (outside a
+# git checkout: everything but build products)
+if git rev-parse --git-dir > /dev/null 2>&1; then
+	git ls-files -co --exclude-standard
+else
+	find . -path ./build -prune -o -type f ! -name '*.ko' ! -name '*.o' -print
+fi | while read -r f; do
 	[ -f "$f" ] && mkdir -p "$S/$(dirname "$f")" && cp "$f" "$S/$f"
 done
 [ -f "$S/dkms.conf" ] || fail "no dkms.conf in the tree"
