@@ -807,12 +807,21 @@ static struct request *bfq_next_request(struct request_queue *q,
 	return n ? rb_entry_rq(n) : NULL;
 }
 
+/* Set once bfq_init has registered everything, the cgroup policy included. */
+static bool bfq_ready;
+
 static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 {
 	struct elevator_queue *eq;
 	struct bfq_data *bfqd;
 	int ret;
 
+	/*
+	 * Selected in the window between elv_register and the cgroup policy
+	 * registration (acquire: pairs with the release in bfq_init).
+	 */
+	if (!smp_load_acquire(&bfq_ready))
+		return -EAGAIN;
 	bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL, q->node);
 	if (!bfqd)
 		return -ENOMEM;
@@ -1054,22 +1063,59 @@ static struct elevator_type bfq_elv = {
 	.elevator_owner = THIS_MODULE,
 };
 
+/*
+ * Debian's bfq.ko registers an elevator of the same name.  Loaded after us,
+ * it would register its blkcg policy first: with any cgroup present its
+ * io.bfq.* files clash with ours, the kernel WARNs and, failing, removes
+ * the files by name, ours included.  So while we are loaded we refuse any
+ * other module named "bfq" before its init runs.
+ */
+static int bfq_module_notify(struct notifier_block *nb, unsigned long state,
+			     void *data)
+{
+	struct module *mod = data;
+
+	if (state != MODULE_STATE_COMING || strcmp(mod->name, "bfq"))
+		return NOTIFY_DONE;
+	pr_err("bfq-iosched: refusing module bfq: bfq_iosched provides bfq already\n");
+	return notifier_from_errno(-EBUSY);
+}
+
+static struct notifier_block bfq_module_nb = {
+	.notifier_call = bfq_module_notify,
+};
+
+/*
+ * The elevator goes first: if another "bfq" is registered, elv_register
+ * fails before we have touched the cgroup files, which belong to that
+ * other module then.  Until init is complete, bfq_init_sched refuses.
+ */
 static int __init bfq_init(void)
 {
 	int ret = bfq_slab_init();
 
 	if (ret)
 		return ret;
+	ret = elv_register(&bfq_elv);
+	if (ret) {
+		if (ret == -EBUSY)
+			pr_err("bfq-iosched: another bfq is loaded (Debian's bfq.ko?), unload it first\n");
+		goto out_slab;
+	}
 	ret = bfq_cgroup_register();
 	if (ret)
-		goto out_slab;
-	ret = elv_register(&bfq_elv);
+		goto out_elv;
+	ret = register_module_notifier(&bfq_module_nb);
 	if (ret)
 		goto out_cgroup;
+	/* pairs with the acquire in bfq_init_sched: all of the above first */
+	smp_store_release(&bfq_ready, true);
 	return 0;
 
 out_cgroup:
 	bfq_cgroup_unregister();
+out_elv:
+	elv_unregister(&bfq_elv);
 out_slab:
 	bfq_slab_exit();
 	return ret;
@@ -1077,8 +1123,9 @@ out_slab:
 
 static void __exit bfq_exit(void)
 {
-	elv_unregister(&bfq_elv);
+	unregister_module_notifier(&bfq_module_nb);
 	bfq_cgroup_unregister();
+	elv_unregister(&bfq_elv);
 	bfq_slab_exit();
 }
 
