@@ -5,7 +5,8 @@
 #          private block headers), kmod (modinfo, depmod)
 #   all    also what "make run", "make check" and "make bench" need: the
 #          guest kernel, QEMU, busybox, fio, sparse, gnuplot-nox, python3,
-#          linux-perf, trace-cmd and blktrace (copied into the guest)
+#          linux-perf, trace-cmd and blktrace (copied into the guest), the
+#          cloud-amd64 and rt-amd64 headers of the same ABI (build test)
 # Idempotent and quick: one dpkg-query call when everything is installed,
 # which needs no root; "apt-get update" and "apt-get install" (as root)
 # only run when a package is missing.  Checks that linux-headers,
@@ -57,7 +58,10 @@ KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
 if [ "$MODE" = build ]; then
 	need "linux-headers-$KVER"
 else
-	need "linux-headers-$KVER" "linux-image-$KVER"
+	# the other flavours' headers: tests/03-flavours builds for them too
+	abi=${KVER%-amd64}
+	need "linux-headers-$KVER" "linux-image-$KVER" \
+		"linux-headers-$abi-cloud-amd64" "linux-headers-$abi-rt-amd64"
 fi
 
 vers=$(dpkg-query -W -f='${Package} ${Version}\n' "linux-headers-$KVER" \
