@@ -2,11 +2,17 @@
 # bfq-iosched: out-of-tree BFQ I/O scheduler for Debian 12's 6.1 kernel.
 # This Makefile wraps kbuild (see ./Kbuild) and the QEMU test harness.
 #
-#   make            build bfq-iosched.ko (W=1 for extra warnings)
+#   make            build bfq-iosched.ko (W=1 for extra warnings); installs
+#                   the build packages first if one is missing (DEPS=0: not)
+#   make install    install the module into /lib/modules/KVER/updates, the
+#                   modprobe.d and udev files, run depmod; never loads it
+#                   (DESTDIR=dir: stage under dir, no depmod on the system)
+#   make uninstall  remove what "make install" put there
 #   make run        build, boot the QEMU guest, select bfq, run a short demo
 #   make bench      benchmarks side by side in one boot (< 30 min): results
 #                   in bench/results/, table and plots in README.md
 #   make check      host tests + guest tests; T=name runs a single test
+#                   ("make run" and "make check" run scripts/deps.sh first)
 #   make sparse     build with sparse (C=2)
 #   make checkpatch checkpatch.pl --strict on our *.c *.h
 #   make debug-kernel  build (once, cached in /var/cache/bfq-iosched) a guest
@@ -20,23 +26,31 @@
 #
 # Never loads anything on the host: the module only runs inside QEMU.
 
-# Newest installed Debian amd64 headers, unless KVER is given.
-KVER ?= $(shell ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | \
-	sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
+# The running 6.1 kernel if its headers are installed, else the newest
+# installed 6.1 headers (scripts/kver.sh), unless KVER is given.
+KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 TOPDIR := $(CURDIR)
 BUILD := $(TOPDIR)/build
+VERSION := $(shell cat $(TOPDIR)/VERSION)
 export KVER TOPDIR
+
+# DEPS=0 skips scripts/deps.sh (dkms builds: apt must not run under dpkg).
+DEPS ?= 1
+deps = $(if $(filter 1,$(DEPS)),@$(TOPDIR)/scripts/deps.sh $(1))
 
 SRCS = $(filter-out %.mod.c,$(wildcard $(TOPDIR)/*.c)) $(wildcard $(TOPDIR)/*.h)
 
-.PHONY: all modules ksrc run bench bench-iops shell check sparse checkpatch clean distclean \
-	debug-kernel check-debug soak
+.PHONY: all modules ksrc deps-build run bench bench-iops shell check sparse checkpatch clean \
+	distclean debug-kernel check-debug soak install uninstall
 
 all: modules
 
+deps-build:
+	$(call deps,build)
+
 # Private headers first (checks linux-source == linux-headers version).
-ksrc:
+ksrc: deps-build
 	@scripts/ksrc.sh
 
 modules: ksrc
@@ -50,7 +64,9 @@ checkpatch: ksrc
 		$(notdir $(SRCS))
 
 # Boot the guest with the demo (bfqmode=run); KVM=1 to use /dev/kvm.
-run: modules
+run:
+	$(call deps,all)
+	$(MAKE) DEPS=0 modules
 	scripts/mkinitramfs.sh
 	scripts/guest.sh run
 
@@ -70,7 +86,8 @@ shell: modules
 	scripts/guest.sh shell
 
 check:
-	@T='$(T)' scripts/check.sh
+	$(call deps,all)
+	@T='$(T)' DEPS=0 scripts/check.sh
 
 # Sanitizer kernel (scripts/debug-kernel.config) and the tests on it; the
 # module is built into build/debug-mod, not here.  Not part of "check".
@@ -83,6 +100,28 @@ check-debug:
 # Everything of the stress tests 40-44 at once, with data verification.
 soak:
 	@T=none GUEST_LAST=soak APPEND='$(if $(SOAK),bfqsoak=$(SOAK))' scripts/check.sh
+
+# Install paths ("make install"): the module under updates/, which depmod
+# ranks before kernel/, the modprobe.d policy file, the udev example.  With
+# DESTDIR everything is staged under it and depmod runs on that tree only.
+# The module is not signed here (Secure Boot: use DKMS, see README).
+MODDIR_UPD = $(DESTDIR)/lib/modules/$(KVER)/updates
+MODPROBE_CONF = $(DESTDIR)/etc/modprobe.d/bfq-iosched.conf
+DOCDIR = $(DESTDIR)/usr/share/doc/bfq-iosched
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(TOPDIR) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates \
+		CONFIG_MODULE_SIG_ALL= DEPMOD=/bin/true modules_install
+	install -D -m 644 contrib/bfq-iosched.conf $(MODPROBE_CONF)
+	install -D -m 644 contrib/60-bfq-iosched.rules $(DOCDIR)/examples/60-bfq-iosched.rules
+	$(if $(DESTDIR),[ ! -d $(DESTDIR)/lib/modules/$(KVER)/kernel ] ||) \
+		depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+uninstall:
+	rm -f $(MODDIR_UPD)/bfq-iosched.ko $(MODPROBE_CONF)
+	rm -rf $(DOCDIR)
+	$(if $(DESTDIR),[ ! -d $(DESTDIR)/lib/modules/$(KVER)/kernel ] ||) \
+		depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(TOPDIR) clean; fi

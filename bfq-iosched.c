@@ -28,6 +28,9 @@
 #include "blk-wbt.h"
 #include "bfq.h"
 
+/* block_rq_insert only: blktrace's "I" events (declared, defined in the kernel) */
+#include <trace/events/block.h>
+
 #define CREATE_TRACE_POINTS
 #include "bfq-trace.h"
 
@@ -616,14 +619,21 @@ static void bfq_insert_request(struct bfq_data *bfqd, struct request *rq,
 	 */
 	if (at_head || blk_rq_is_passthrough(rq) ||
 	    !(rq->rq_flags & RQF_ELVPRIV)) {
+		trace_block_rq_insert(rq);
 		if (at_head)
 			list_add(&rq->queuelist, &bfqd->dispatch);
 		else
 			list_add_tail(&rq->queuelist, &bfqd->dispatch);
 		return;
 	}
-	if (!blk_mq_sched_try_insert_merge(bfqd->queue, rq, free))
-		bfq_add_rq(bfqd, rq);
+	/*
+	 * blk-mq traces inserts only when there is no scheduler: the insert
+	 * event blktrace shows ("I") is ours to emit, for what stays a request.
+	 */
+	if (blk_mq_sched_try_insert_merge(bfqd->queue, rq, free))
+		return;
+	trace_block_rq_insert(rq);
+	bfq_add_rq(bfqd, rq);
 }
 
 static void bfq_insert_requests(struct blk_mq_hw_ctx *hctx,
@@ -860,12 +870,21 @@ static struct request *bfq_next_request(struct request_queue *q,
 	return n ? rb_entry_rq(n) : NULL;
 }
 
+/* Set once bfq_init has registered everything, the cgroup policy included. */
+static bool bfq_ready;
+
 static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 {
 	struct elevator_queue *eq;
 	struct bfq_data *bfqd;
 	int ret;
 
+	/*
+	 * Selected in the window between elv_register and the cgroup policy
+	 * registration (acquire: pairs with the release in bfq_init).
+	 */
+	if (!smp_load_acquire(&bfq_ready))
+		return -EAGAIN;
 	bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL, q->node);
 	if (!bfqd)
 		return -ENOMEM;
@@ -1107,22 +1126,59 @@ static struct elevator_type bfq_elv = {
 	.elevator_owner = THIS_MODULE,
 };
 
+/*
+ * Debian's bfq.ko registers an elevator of the same name.  Loaded after us,
+ * it would register its blkcg policy first: with any cgroup present its
+ * io.bfq.* files clash with ours, the kernel WARNs and, failing, removes
+ * the files by name, ours included.  So while we are loaded we refuse any
+ * other module named "bfq" before its init runs.
+ */
+static int bfq_module_notify(struct notifier_block *nb, unsigned long state,
+			     void *data)
+{
+	struct module *mod = data;
+
+	if (state != MODULE_STATE_COMING || strcmp(mod->name, "bfq"))
+		return NOTIFY_DONE;
+	pr_err("bfq-iosched: refusing module bfq: bfq_iosched provides bfq already\n");
+	return notifier_from_errno(-EBUSY);
+}
+
+static struct notifier_block bfq_module_nb = {
+	.notifier_call = bfq_module_notify,
+};
+
+/*
+ * The elevator goes first: if another "bfq" is registered, elv_register
+ * fails before we have touched the cgroup files, which belong to that
+ * other module then.  Until init is complete, bfq_init_sched refuses.
+ */
 static int __init bfq_init(void)
 {
 	int ret = bfq_slab_init();
 
 	if (ret)
 		return ret;
+	ret = elv_register(&bfq_elv);
+	if (ret) {
+		if (ret == -EBUSY)
+			pr_err("bfq-iosched: another bfq is loaded (Debian's bfq.ko?), unload it first\n");
+		goto out_slab;
+	}
 	ret = bfq_cgroup_register();
 	if (ret)
-		goto out_slab;
-	ret = elv_register(&bfq_elv);
+		goto out_elv;
+	ret = register_module_notifier(&bfq_module_nb);
 	if (ret)
 		goto out_cgroup;
+	/* pairs with the acquire in bfq_init_sched: all of the above first */
+	smp_store_release(&bfq_ready, true);
 	return 0;
 
 out_cgroup:
 	bfq_cgroup_unregister();
+out_elv:
+	elv_unregister(&bfq_elv);
 out_slab:
 	bfq_slab_exit();
 	return ret;
@@ -1130,8 +1186,9 @@ out_slab:
 
 static void __exit bfq_exit(void)
 {
-	elv_unregister(&bfq_elv);
+	unregister_module_notifier(&bfq_module_nb);
 	bfq_cgroup_unregister();
+	elv_unregister(&bfq_elv);
 	bfq_slab_exit();
 }
 
@@ -1142,3 +1199,4 @@ MODULE_AUTHOR("bfq-iosched developers");
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Budget Fair Queueing I/O scheduler (2008 design)");
 MODULE_ALIAS("bfq-iosched");
+MODULE_VERSION(BFQ_VERSION);

@@ -11,6 +11,22 @@
 #include <linux/tracepoint.h>
 #include "bfq.h"
 
+/*
+ * The enums below only reach the print fmt in events/bfq/EVENT/format as
+ * names; TRACE_DEFINE_ENUM makes the kernel put their values there
+ * instead, so that trace-cmd and perf, which parse that format in user
+ * space, can decode the class and reason fields.
+ */
+TRACE_DEFINE_ENUM(BFQ_CLASS_RT);
+TRACE_DEFINE_ENUM(BFQ_CLASS_BE);
+TRACE_DEFINE_ENUM(BFQ_CLASS_IDLE);
+TRACE_DEFINE_ENUM(BFQ_EXP_EXHAUSTED);
+TRACE_DEFINE_ENUM(BFQ_EXP_TIMEOUT);
+TRACE_DEFINE_ENUM(BFQ_EXP_TOO_IDLE);
+TRACE_DEFINE_ENUM(BFQ_EXP_NO_MORE);
+TRACE_DEFINE_ENUM(BFQ_EXP_ASYNC_RQ);
+TRACE_DEFINE_ENUM(BFQ_EXP_GRACE);
+
 #define bfq_trace_class(c)					\
 	__print_symbolic(c, { BFQ_CLASS_RT, "rt" },		\
 			 { BFQ_CLASS_BE, "be" },		\

@@ -17,7 +17,7 @@
 # SPLAT_EXTRA are passed on to scripts/guest.sh.
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-KVER=${KVER:-$(ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+KVER=${KVER:-$("$TOPDIR"/scripts/kver.sh)}
 B=$TOPDIR/build
 LOGS=$B/logs
 mkdir -p "$LOGS"

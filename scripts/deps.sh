@@ -1,25 +1,47 @@
 #!/bin/sh
-# Install what building and testing bfq-iosched needs on Debian 12 (root).
-# "make bench" also needs gnuplot-nox (plots), python3 (the report) and
-# linux-perf (perf is copied into the guest for the profile).
-# Idempotent: "apt-get update" and "apt-get install" only run when a package
-# is missing.  Makes sure linux-image, linux-headers and linux-source are the
-# same Debian version, so the private headers and the QEMU kernel match.
+# Install what building and testing bfq-iosched needs on Debian 12.
+# Usage: scripts/deps.sh [build|all]   (default all)
+#   build  what "make" needs: compiler, headers, linux-source-6.1 (for the
+#          private block headers), kmod (modinfo, depmod)
+#   all    also what "make run", "make check" and "make bench" need: the
+#          guest kernel, QEMU, busybox, fio, sparse, gnuplot-nox, python3,
+#          linux-perf, trace-cmd and blktrace (copied into the guest), the
+#          cloud-amd64 and rt-amd64 headers of the same ABI (build test)
+# Idempotent and quick: one dpkg-query call when everything is installed,
+# which needs no root; "apt-get update" and "apt-get install" (as root)
+# only run when a package is missing.  Checks that linux-headers,
+# linux-source (and for "all" linux-image) are the same Debian version, so
+# the private headers and the QEMU kernel match.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
+MODE=${1:-all}
 
-PKGS="linux-headers-amd64 linux-image-amd64 linux-source-6.1 kmod
-qemu-system-x86 busybox-static fio cpio gzip sparse xz-utils bc gcc make
-util-linux coreutils perl libc6-dev gnuplot-nox python3 linux-perf"
+BUILD_PKGS="linux-headers-amd64 linux-source-6.1 kmod gcc make libc6-dev bc
+xz-utils perl"
+ALL_PKGS="$BUILD_PKGS linux-image-amd64 qemu-system-x86 busybox-static fio
+cpio gzip sparse util-linux coreutils gnuplot-nox python3 linux-perf trace-cmd
+blktrace"
+case $MODE in
+build) PKGS=$BUILD_PKGS ;;
+all) PKGS=$ALL_PKGS ;;
+*) echo "usage: scripts/deps.sh [build|all]" >&2; exit 2 ;;
+esac
 
-[ "$(id -u)" = 0 ] || { echo "deps.sh: run as root" >&2; exit 1; }
+die() { echo "deps.sh: $*" >&2; exit 1; }
 
-installed() { dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^ii'; }
+# the names among "$@" that are not installed (one dpkg-query for all)
+missing_of() {
+	# shellcheck disable=SC2016
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null |
+		awk -v want="$*" '$1 == "ii" { have[$2] = 1 }
+			END { n = split(want, w, " ")
+			      for (i = 1; i <= n; i++) if (!(w[i] in have)) printf " %s", w[i] }'
+}
 updated=
 need() {
-	missing=
-	for p in "$@"; do installed "$p" || missing="$missing $p"; done
+	missing=$(missing_of "$@")
 	[ -n "$missing" ] || return 0
+	[ "$(id -u)" = 0 ] || die "missing:$missing; run scripts/deps.sh $MODE as root"
 	if [ -z "$updated" ]; then apt-get update; updated=1; fi
 	echo "deps.sh: installing$missing"
 	# shellcheck disable=SC2086
@@ -32,14 +54,24 @@ need $PKGS
 # The ABI the meta package points at: linux-headers-amd64 depends on it.
 KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
 	tr ',' '\n' | sed -n 's/^ *linux-headers-\([^ ]*-amd64\).*/\1/p' | head -n 1)
-[ -n "$KVER" ] || { echo "deps.sh: cannot tell the kernel ABI from linux-headers-amd64" >&2; exit 1; }
-need "linux-headers-$KVER" "linux-image-$KVER"
-
-v() { dpkg-query -W -f='${Version}' "$1"; }
-hv=$(v "linux-headers-$KVER"); iv=$(v "linux-image-$KVER"); sv=$(v linux-source-6.1)
-if [ "$hv" != "$iv" ] || [ "$hv" != "$sv" ]; then
-	echo "deps.sh: version mismatch: linux-headers-$KVER $hv, linux-image-$KVER $iv, linux-source-6.1 $sv" >&2
-	exit 1
+[ -n "$KVER" ] || die "cannot tell the kernel ABI from linux-headers-amd64"
+if [ "$MODE" = build ]; then
+	need "linux-headers-$KVER"
+else
+	# the other flavours' headers: tests/03-flavours builds for them too
+	abi=${KVER%-amd64}
+	need "linux-headers-$KVER" "linux-image-$KVER" \
+		"linux-headers-$abi-cloud-amd64" "linux-headers-$abi-rt-amd64"
 fi
-[ -r "/boot/vmlinuz-$KVER" ] || { echo "deps.sh: /boot/vmlinuz-$KVER missing" >&2; exit 1; }
-echo "deps.sh: ok, kernel $KVER ($hv)"
+
+vers=$(dpkg-query -W -f='${Package} ${Version}\n' "linux-headers-$KVER" \
+	"linux-image-$KVER" linux-source-6.1 2>/dev/null)
+v() { echo "$vers" | awk -v p="$1" '$1 == p { print $2 }'; }
+hv=$(v "linux-headers-$KVER"); sv=$(v linux-source-6.1)
+[ "$hv" = "$sv" ] || die "version mismatch: linux-headers-$KVER $hv, linux-source-6.1 $sv"
+if [ "$MODE" = all ]; then
+	iv=$(v "linux-image-$KVER")
+	[ "$hv" = "$iv" ] || die "version mismatch: linux-headers-$KVER $hv, linux-image-$KVER $iv"
+	[ -r "/boot/vmlinuz-$KVER" ] || die "/boot/vmlinuz-$KVER missing"
+fi
+echo "deps.sh: ok ($MODE), kernel $KVER ($hv)"

@@ -25,7 +25,7 @@
 # <log>.splat (so a timeout with a splat shows both).
 set -u
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-KVER=${KVER:-$(ls -d /usr/src/linux-headers-*[0-9]-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+KVER=${KVER:-$("$TOPDIR"/scripts/kver.sh)}
 MODE=${1:?usage: guest.sh run|check|shell [tests]}
 TESTS=${2:-}
 TIMEOUT=${TIMEOUT:-180}

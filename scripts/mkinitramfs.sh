@@ -15,7 +15,7 @@
 # load_distro_bfq fails and what needs it must skip.)
 set -eu
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-KVER=${KVER:-$(ls -d /usr/src/linux-headers-*[0-9]-amd64 | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)}
+KVER=${KVER:-$("$TOPDIR"/scripts/kver.sh)}
 B=$TOPDIR/build
 OUT=${OUT:-$B/initramfs.cpio.gz}
 R=${OUT%.cpio.gz}
@@ -52,6 +52,12 @@ copy_bin() {
 	done
 }
 copy_bin /usr/bin/fio
+# The users' tracing tools, for tests/13 (packages trace-cmd, blktrace),
+# and kmod's modprobe/depmod for tests/14 (busybox's stay the default).
+for b in /usr/bin/trace-cmd /usr/sbin/blktrace /usr/bin/blkparse /usr/bin/kmod; do
+	if [ -x "$b" ]; then copy_bin "$b"
+	else echo "  INITRAMFS note: no $b; tests/13, 14 skip what needs it"; fi
+done
 if [ "${PERF:-0}" = 1 ]; then
 	if [ -x /usr/bin/perf ] && /usr/bin/perf --version > /dev/null 2>&1; then
 		copy_bin /usr/bin/perf
@@ -90,6 +96,7 @@ depmod -b "$R" "$KVER"
 # (modprobe, the kernel's "bfq-iosched" autoload) can pick either up
 # implicitly: tests load exactly the one they want with insmod.
 cp "$KO" "$R"/lib/bfq/bfq-iosched.ko
+cp "$TOPDIR"/contrib/bfq-iosched.conf "$R"/lib/bfq/	# what make install puts in modprobe.d
 if p=$(modpath bfq 2>/dev/null) && [ -f "$p" ]; then
 	cp "$p" "$R"/lib/modules-extra/distro-bfq.ko
 else
