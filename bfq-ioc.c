@@ -160,6 +160,23 @@ struct bfq_queue *bfq_bio_queue(struct bfq_data *bfqd, struct bio *bio,
 }
 
 /*
+ * No process adds to @bfqq any more (it exited, or moved to another
+ * cgroup): what it holds is served without idling after.  An empty queue
+ * in service would stay there until another queue's request came, which
+ * would then wait up to slice_idle for a request that cannot come: end
+ * the turn now through the timer, which also restarts dispatching (we may
+ * hold other locks here).
+ */
+static void bfq_abandon(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bfqq->abandoned = true;
+	if (bfqq == bfqd->in_service && !bfqq->queued) {
+		WRITE_ONCE(bfqd->waiting, true);
+		hrtimer_start(&bfqd->idle_timer, 0, HRTIMER_MODE_REL);
+	}
+}
+
+/*
  * The queue of a request being inserted, with a reference for it.  When no
  * context or queue can be had, the request goes to the device's shared
  * fallback queue rather than fail.  A process that moved to another cgroup
@@ -181,7 +198,7 @@ struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
 	if (rq_is_sync(rq)) {
 		slot = &bic->sync_bfqq;
 		if (*slot && (*slot)->bfqg != bfqg) {
-			(*slot)->abandoned = true;
+			bfq_abandon(bfqd, *slot);
 			bfq_put_queue(*slot);
 			*slot = NULL;
 		}
@@ -239,19 +256,8 @@ void bfq_exit_icq(struct io_cq *icq)
 
 	spin_lock_irqsave(&bfqd->lock, flags);
 	bfqq = bic->sync_bfqq;
-	/*
-	 * An empty queue in service stays there until another queue's request
-	 * comes, which then waits up to slice_idle for this queue's next one.
-	 * None will come: end the turn now through the idle timer, which also
-	 * restarts dispatching.
-	 */
-	if (bfqq && bfqq == bfqd->in_service && !bfqq->queued) {
-		WRITE_ONCE(bfqd->waiting, true);
-		hrtimer_start(&bfqd->idle_timer, 0, HRTIMER_MODE_REL);
-	}
 	if (bfqq) {
-		/* what it still has queued is served without idling after */
-		bfqq->abandoned = true;
+		bfq_abandon(bfqd, bfqq);
 		bfq_put_queue(bfqq);
 	}
 	bic->sync_bfqq = NULL;

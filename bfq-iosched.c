@@ -537,12 +537,17 @@ static void bfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 		return;
 	rcu_read_lock();
 	icq = bfq_bio_icq(data->q);
-	if (icq) {
-		depth = READ_ONCE(icq_to_bic(icq)->alloc_depth);
-		WRITE_ONCE(icq_to_bic(icq)->alloc_depth, 0);
-	}
+	if (icq)
+		depth = xchg(&icq_to_bic(icq)->alloc_depth, 0);
 	rcu_read_unlock();
-	data->shallow_depth = depth ?: READ_ONCE(bfqd->async_depth);
+	/*
+	 * A depth left by a bio_merge whose allocation never came (a cached
+	 * request) may predate an nr_requests change: keep it in range.
+	 */
+	data->shallow_depth = depth ? clamp(depth,
+					    READ_ONCE(bfqd->min_async_depth),
+					    READ_ONCE(bfqd->async_depth)) :
+				      READ_ONCE(bfqd->async_depth);
 }
 
 /* Called with the queue frozen when nr_requests changes. */
@@ -556,7 +561,7 @@ static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 	spin_lock_irq(&bfqd->lock);
 	bfqd->word_depth = word;
 	WRITE_ONCE(bfqd->async_depth, max(word * 3 / 4, 1U));
-	bfqd->min_async_depth = max(word / 16, 1U);
+	WRITE_ONCE(bfqd->min_async_depth, max(word / 16, 1U));
 	spin_unlock_irq(&bfqd->lock);
 	/* wake-up batches small enough for the shallowest waiter */
 	sbitmap_queue_min_shallow_depth(bt, bfqd->min_async_depth);
@@ -679,9 +684,13 @@ static void bfq_left_driver(struct bfq_data *bfqd, struct request *rq)
 	bfqd->in_driver--;
 	set_rq_state(rq, BFQ_RQ_NONE);
 	bfqq->idle_since = jiffies;
-	/* the think time we idle for starts now */
-	if (bfqq == bfqd->in_service && bfqd->waiting && !bfqq->dispatched)
-		bfq_arm_idle_timer(bfqd);
+	/* the think time we idle for starts now; none for an abandoned one */
+	if (bfqq == bfqd->in_service && bfqd->waiting && !bfqq->dispatched) {
+		if (bfqq->abandoned)
+			hrtimer_start(&bfqd->idle_timer, 0, HRTIMER_MODE_REL);
+		else
+			bfq_arm_idle_timer(bfqd);
+	}
 }
 
 static void bfq_finish_request(struct request *rq)
@@ -880,19 +889,23 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	int ret;
 
 	/*
+	 * The elevator core does not drop the module reference it took for
+	 * us when init_sched fails; releasing the elevator_queue does.
+	 */
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	ret = -EAGAIN;
+	/*
 	 * Selected in the window between elv_register and the cgroup policy
 	 * registration (acquire: pairs with the release in bfq_init).
 	 */
 	if (!smp_load_acquire(&bfq_ready))
-		return -EAGAIN;
+		goto out_put;
+	ret = -ENOMEM;
 	bfqd = kzalloc_node(sizeof(*bfqd), GFP_KERNEL, q->node);
 	if (!bfqd)
-		return -ENOMEM;
-	eq = elevator_alloc(q, e);
-	if (!eq) {
-		kfree(bfqd);
-		return -ENOMEM;
-	}
+		goto out_put;
 	eq->elevator_data = bfqd;
 	spin_lock_init(&bfqd->lock);
 	bfqd->queue = q;
@@ -921,14 +934,17 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	ret = bfq_cgroup_activate(bfqd);
 	if (ret) {
 		kfree(bfqd);
-		kobject_put(&eq->kobj);
-		return ret;
+		goto out_put;
 	}
 	/* one scheduler state for all hardware queues */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	/* writeback throttling would hold writes back outside our budgets */
 	wbt_disable_default(q);
 	return 0;
+
+out_put:
+	kobject_put(&eq->kobj);
+	return ret;
 }
 
 static void bfq_exit_sched(struct elevator_queue *eq)
@@ -1149,9 +1165,13 @@ static struct notifier_block bfq_module_nb = {
 };
 
 /*
- * The elevator goes first: if another "bfq" is registered, elv_register
- * fails before we have touched the cgroup files, which belong to that
- * other module then.  Until init is complete, bfq_init_sched refuses.
+ * The elevator goes before the cgroup policy: if another "bfq" is
+ * registered, elv_register fails before we have touched the cgroup files,
+ * which belong to that other module then.  Until init is complete,
+ * bfq_init_sched refuses.  Should the policy fail to register (all blkcg
+ * policy slots taken), a scheduler switch that found us in that window
+ * may still hold a reference to a module that is going away: the kernel
+ * offers no way to wait for it, and no other order detects the other bfq.
  */
 static int __init bfq_init(void)
 {
@@ -1159,26 +1179,27 @@ static int __init bfq_init(void)
 
 	if (ret)
 		return ret;
+	/* first in, last out: no window for Debian's bfq to load beside us */
+	ret = register_module_notifier(&bfq_module_nb);
+	if (ret)
+		goto out_slab;
 	ret = elv_register(&bfq_elv);
 	if (ret) {
 		if (ret == -EBUSY)
 			pr_err("bfq-iosched: another bfq is loaded (Debian's bfq.ko?), unload it first\n");
-		goto out_slab;
+		goto out_notifier;
 	}
 	ret = bfq_cgroup_register();
 	if (ret)
 		goto out_elv;
-	ret = register_module_notifier(&bfq_module_nb);
-	if (ret)
-		goto out_cgroup;
 	/* pairs with the acquire in bfq_init_sched: all of the above first */
 	smp_store_release(&bfq_ready, true);
 	return 0;
 
-out_cgroup:
-	bfq_cgroup_unregister();
 out_elv:
 	elv_unregister(&bfq_elv);
+out_notifier:
+	unregister_module_notifier(&bfq_module_nb);
 out_slab:
 	bfq_slab_exit();
 	return ret;
@@ -1186,9 +1207,9 @@ out_slab:
 
 static void __exit bfq_exit(void)
 {
-	unregister_module_notifier(&bfq_module_nb);
 	bfq_cgroup_unregister();
 	elv_unregister(&bfq_elv);
+	unregister_module_notifier(&bfq_module_nb);
 	bfq_slab_exit();
 }
 
