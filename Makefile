@@ -10,7 +10,7 @@
 #   make uninstall  remove what "make install" put there
 #   make run        build, boot the QEMU guest, select bfq, run a short demo
 #   make bench      benchmarks side by side in one boot (< 30 min): results
-#                   in bench/results/, table and plots in README.md
+#                   in bench/results/, table and plots in docs/benchmarks.md
 #   make check      host tests + guest tests; T=name runs a single test
 #                   ("make run" and "make check" run scripts/deps.sh first)
 #   make sparse     build with sparse (C=2)
@@ -72,7 +72,7 @@ run:
 
 # Benchmarks side by side (scripts/bench.sh): none, mq-deadline, kyber, the
 # distro bfq and ours, one boot.  BENCH_W=1,3 picks workloads, BENCH_QUICK=1
-# makes a short smoke run (results in build/bench-quick, README untouched).
+# makes a short smoke run (results in build/bench-quick, docs untouched).
 bench: modules
 	scripts/bench.sh
 

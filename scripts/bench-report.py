@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn the raw results channel of "make bench" (scripts/guest-bench.sh)
 into <out>/<stamp>.json, <out>/<stamp>.md and PNG plots (gnuplot), and
-optionally paste the table into README.md between the bench markers.
+optionally paste the table into a markdown file (docs/benchmarks.md) between the bench markers.
 
 Every figure comes from the .results file of one guest boot; nothing here
 is a constant except the targets of the issue and the ideal shares (from

@@ -2,12 +2,12 @@
 # Host side of "make bench": pack the initramfs (with perf), boot one guest
 # in bfqmode=bench with slab_nomerge, then turn the raw lines of the results
 # channel into bench/results/<stamp>.json, .md and PNG plots, and paste the
-# table into README.md between the bench markers (scripts/bench-report.py).
+# table into docs/benchmarks.md between the bench markers (scripts/bench-report.py).
 # Env: BENCH_W=1,2,...  workloads (default all six)
 #      BENCH_QUICK=1    short runs for smoke tests: results go to
-#                       build/bench-quick/ and README.md is left alone
+#                       build/bench-quick/ and docs/benchmarks.md is left alone
 #      BENCH_OUT=dir    where results go (default bench/results)
-#      BENCH_README=0/1 update README.md (default 1 unless quick)
+#      BENCH_README=0/1 update docs/benchmarks.md (default 1 unless quick)
 #      TIMEOUT          guest timeout in s (default 1800, quick 900)
 #      GUEST_LOCK       see scripts/guest.sh (default x: nothing else runs)
 #      RESULTS=file     only run the report on an existing .results file
@@ -65,7 +65,7 @@ mkdir -p "$OUT"
 args=(--results "$RESULTS" --out "$OUT" --stamp "$stamp" --guest-rc "$rc"
 	--host-seconds "${HOST_SECONDS:-$(( $(date +%s) - t0 ))}")
 [ ! -f "${RESULTS%.results}.host" ] || args+=(--host-log "${RESULTS%.results}.host")
-[ "$README" = 1 ] && args+=(--readme "$TOPDIR/README.md")
+[ "$README" = 1 ] && args+=(--readme "$TOPDIR/docs/benchmarks.md")
 /usr/bin/python3 scripts/bench-report.py "${args[@]}" || exit 1
 echo "bench: took $(( $(date +%s) - t0 )) s in all (guest rc $rc)" >&2
 exit "$rc"

@@ -30,7 +30,7 @@ QUICK=$(arg bfqquick)
 REPS=3
 SCHEDS="none mq-deadline kyber distro-bfq bfq-iosched"
 
-# Durations in seconds.  Budget (full run): see README "Benchmarks".
+# Durations in seconds.  Budget (full run): see docs/benchmarks.md.
 if [ "$QUICK" = 1 ]; then
 	IOPS_RAMP=1 IOPS_RUN=1		# w1: one fio run per rep
 	PROF_SECS=2			# w1: perf record
