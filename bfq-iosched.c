@@ -736,8 +736,8 @@ static void bfq_requeue_request(struct request *rq)
 /*
  * The timer of a queue waiting in service fired.  With requests still in
  * the driver, it is the budget timeout (bfq_start_waiting); otherwise the
- * think time ran out, or the process exited (bfq_exit_icq).  A queue that
- * used its whole budget is exhausted, not too idle.
+ * think time ran out, or the queue was abandoned (bfq_abandon).  A queue
+ * that used its whole budget is exhausted, not too idle.
  */
 static void bfq_wait_over(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			  u64 now)

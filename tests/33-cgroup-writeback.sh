@@ -59,14 +59,7 @@ echo +memory > $CGROOT/cgroup.subtree_control || skip "cannot enable the memory 
 echo $((64 << 20)) > /proc/sys/vm/dirty_bytes && echo $((32 << 20)) > /proc/sys/vm/dirty_background_bytes ||
 	fail "cannot lower the dirty limits"
 load_bfq || fail "insmod failed"
-D=$(sdebug_load 'dev_size_mb=256 max_queue=1 ndelay=2000000') || fail "scsi_debug"
-echo 64 > /sys/block/$D/queue/max_sectors_kb || fail "max_sectors_kb"
-# MBR: ${D}1 = sectors 2048..+200000, ${D}2 = 204800..+200000, type 83
-printf '\0\0\0\0\203\0\0\0\0\10\0\0\100\15\3\0\0\0\0\0\203\0\0\0\0\40\3\0\100\15\3\0' |
-	dd of=/dev/$D bs=1 seek=446 conv=notrunc 2>/dev/null &&
-	printf '\125\252' | dd of=/dev/$D bs=1 seek=510 conv=notrunc 2>/dev/null || fail "cannot write the MBR"
-sync; blockdev --rereadpt /dev/$D || fail "BLKRRPART on $D"
-wait_dev ${D}1 && wait_dev ${D}2 || fail "no partitions on $D"
+D=$(sdebug_two_parts) || fail "$D"
 cg_make $A 100 && cg_make $B 400 || fail "cannot create the cgroups"
 grep -q memory $CGROOT/$A/cgroup.controllers || fail "no memory controller in $A"
 

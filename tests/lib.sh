@@ -149,6 +149,20 @@ sdebug_load() {
 	done
 	echo "sdebug_load: no scsi_debug disk appeared" >&2; return 1
 }
+# sdebug_two_parts: a slow scsi_debug disk (2 ms per command, one at a
+# time, 64 KiB requests) with two 100 MB partitions, ${D}1 at sector 2048
+# and ${D}2 at 204800 (MBR, type 83); prints the disk name (tests 33, 39).
+sdebug_two_parts() {
+	_d=$(sdebug_load 'dev_size_mb=256 max_queue=1 ndelay=2000000') || { echo "scsi_debug"; return 1; }
+	echo 64 > /sys/block/$_d/queue/max_sectors_kb || { echo "max_sectors_kb"; return 1; }
+	printf '\0\0\0\0\203\0\0\0\0\10\0\0\100\15\3\0\0\0\0\0\203\0\0\0\0\40\3\0\100\15\3\0' |
+		dd of=/dev/$_d bs=1 seek=446 conv=notrunc 2>/dev/null &&
+		printf '\125\252' | dd of=/dev/$_d bs=1 seek=510 conv=notrunc 2>/dev/null ||
+		{ echo "cannot write the MBR"; return 1; }
+	sync; blockdev --rereadpt /dev/$_d || { echo "BLKRRPART on $_d"; return 1; }
+	wait_dev ${_d}1 > /dev/null && wait_dev ${_d}2 > /dev/null || { echo "no partitions on $_d"; return 1; }
+	echo "$_d"
+}
 sdebug_unload() { ! mod_loaded scsi_debug || rmmod scsi_debug; }
 
 # iosched DEV ATTR [VALUE]: read (or write) /sys/block/DEV/queue/iosched/ATTR.
