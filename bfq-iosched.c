@@ -501,9 +501,14 @@ static struct io_cq *bfq_bio_icq(struct request_queue *q)
  * scheduler tags.  Freed tags go to the waiters in turn, whatever their
  * weight: a light cgroup's writeback would end up holding most tags and
  * leave a heavy cgroup's async queue empty, and an empty queue cannot get
- * its share.  So an async request may use only a part of each tag bitmap
- * word that follows the share of the queue it will join.
- * That queue is the bio's: its group (one flusher writes back for many
+ * its share.  So an async queue may hold about its share of the async
+ * tags.  A depth limit is a prefix of each bitmap word, so a light queue's
+ * bits are also a heavy queue's: a limit that followed the share would let
+ * the heavy cgroup's flusher take the light one's freed tags, and the
+ * light queue would run dry in its own turn.  So the cap is on the count:
+ * under its share a queue may take any async tag, at it only the few bits
+ * every waiter may take.
+ * The queue is the bio's: its group (one flusher writes back for many
  * cgroups) and its priority.  limit_depth is not given the bio, but in
  * blk_mq_submit_bio the same task has just offered that bio to bio_merge,
  * which finds its queue anyway: bio_merge leaves the depth in the task's
@@ -512,14 +517,15 @@ static struct io_cq *bfq_bio_icq(struct request_queue *q)
 static unsigned int bfq_async_alloc_depth(struct bfq_data *bfqd,
 					  struct bfq_queue *bfqq)
 {
-	unsigned int depth;
+	unsigned int cap;
 
 	lockdep_assert_held(&bfqd->lock);
 	/* a group's first async request: its queue does not exist yet */
 	if (!bfqq)
 		return bfqd->async_depth;
-	depth = bfqd->word_depth * bfq_share(&bfqq->entity) >> 10;
-	return clamp(depth, bfqd->min_async_depth, bfqd->async_depth);
+	cap = bfqd->async_tags * bfq_share(&bfqq->entity) >> 10;
+	return bfqq->queued + bfqq->dispatched < max(cap, 1U) ?
+	       bfqd->async_depth : bfqd->min_async_depth;
 }
 
 /*
@@ -559,8 +565,8 @@ static void bfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 
 	/* sync requests always keep a quarter of the tags */
 	spin_lock_irq(&bfqd->lock);
-	bfqd->word_depth = word;
 	WRITE_ONCE(bfqd->async_depth, max(word * 3 / 4, 1U));
+	bfqd->async_tags = bt->sb.depth * 3 / 4;
 	WRITE_ONCE(bfqd->min_async_depth, max(word / 16, 1U));
 	spin_unlock_irq(&bfqd->lock);
 	/* wake-up batches small enough for the shallowest waiter */

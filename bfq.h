@@ -178,9 +178,9 @@ struct bfq_data {
 	struct bfq_queue *merge_bfqq;	/* the bio's queue during bio_merge */
 
 	/* async tag limits: written under the lock, read without it */
-	unsigned int word_depth;	/* bits per sched-tag bitmap word */
-	unsigned int async_depth;	/* most an async queue may use */
-	unsigned int min_async_depth;
+	unsigned int async_depth;	/* bits of a word any async rq may use */
+	unsigned int min_async_depth;	/* of a queue at its share */
+	unsigned int async_tags;	/* tags async requests may hold */
 
 	u64 peak_rate;			/* sectors per ms << 16, 0 if unknown */
 	unsigned int auto_max_budget;
