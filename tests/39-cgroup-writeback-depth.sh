@@ -10,9 +10,11 @@
 # requests), every bfq tunable at its default.
 # Each cgroup writes its own partition, so the block layer's count of the
 # sectors each partition completed (/sys/block/D/DN/stat) over a common
-# 10 s window is what each cgroup got; it must be 1:9 within 20 %
-# (7.2..10.8): the same tolerance as 33, as writeback reaches the scheduler
-# in coarse bursts (dirty throttling, flusher tag waits).  Two other views
+# 10 s window is what each cgroup got; it must be 1:9 within 10 %
+# (8.1..9.9).  At 20 % CI once saw 10.90: the light cgroup's async queue
+# ran dry in its own turns (35 no_more expiries), as the heavy cgroup's
+# flusher took its freed tags; since the cap is on the count of requests
+# a queue holds, 4 runs gave 8.95..9.03.  Two other views
 # must agree with it: ours (bfq.sectors, counted at dispatch, one command
 # in flight) within 5 %, and io.stat wbytes within 8 MiB + 5 %: io.stat
 # counts bios as they are submitted, and up to nr_requests (128) requests
@@ -101,7 +103,7 @@ log "mq-deadline: partition sectors 1=$(($5 >> 1)) KiB 2=$(($6 >> 1)) KiB ratio 
 res=$(measure bfq) || fail "bfq run: $res"
 set -- $res
 r=$(ratio "$5" "$6")
-log "bfq:         partition sectors 1=$(($5 >> 1)) KiB 2=$(($6 >> 1)) KiB ratio b/a=$r (want 7.2..10.8)"
+log "bfq:         partition sectors 1=$(($5 >> 1)) KiB 2=$(($6 >> 1)) KiB ratio b/a=$r (want 8.1..9.9)"
 log "bfq:         bfq.sectors a=$(($3 >> 1)) KiB b=$(($4 >> 1)) KiB; io.stat wbytes a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2")"
 log "bfq:         tasks that submitted bios: $(submitters)"
 for g in $A $B; do log "fio $g: wrote $(fio_field /tmp/$g.t "" 47) KiB in all"; done
@@ -119,6 +121,6 @@ near "$3" "$5" 5 && near "$4" "$6" 5 ||
 within() { awk -v x="$1" -v y="$2" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(d <= 8 * 1048576 + y / 20) }'; }
 within "$1" $(($5 << 9)) && within "$2" $(($6 << 9)) ||
 	fail "io.stat wbytes disagree with the partitions: a $1 vs $(($5 << 9)), b $2 vs $(($6 << 9)) bytes"
-awk -v r="$r" 'BEGIN { exit !(r >= 7.2 && r <= 10.8) }' ||
-	share_fail "writeback weighting b/a = $r, want 7.2..10.8"
+awk -v r="$r" 'BEGIN { exit !(r >= 8.1 && r <= 9.9) }' ||
+	share_fail "writeback weighting b/a = $r, want 8.1..9.9"
 log "writeback weighted at the defaults: ratio $r"
