@@ -41,26 +41,38 @@
 /* Budget feedback steps (sectors). */
 #define BFQ_BUDGET_GROW		1024
 #define BFQ_BUDGET_SHRINK	128
-/* Shorter turns say too little about the device's rate. */
-#define BFQ_RATE_MIN_NS		(20 * NSEC_PER_MSEC)
+/* Busy time over which one sample of the device's rate is taken. */
+#define BFQ_RATE_WINDOW_NS	(100 * NSEC_PER_MSEC)
 /* Rates are in sectors per millisecond, fixed point. */
 #define BFQ_RATE_SHIFT		16
+/* A request this far from the previous one's end is a seek. */
+#define BFQ_SEEK_SECTORS	1024
 
-/* Where a request is, kept in rq->elv.priv[1]. */
+/*
+ * Where a request is, kept in the low bits of rq->elv.priv[1]; above them,
+ * while it is in the driver, its size: at completion the request's own
+ * count of sectors has gone to 0.
+ */
 enum bfq_rq_state {
 	BFQ_RQ_NONE,		/* not (or no longer) in a queue */
 	BFQ_RQ_QUEUED,		/* in its queue's sort list and fifo */
 	BFQ_RQ_DRIVER,		/* dispatched, not yet completed */
 };
+#define BFQ_RQ_STATE_BITS	2
 
 static inline enum bfq_rq_state rq_state(struct request *rq)
 {
-	return (uintptr_t)rq->elv.priv[1];
+	return (uintptr_t)rq->elv.priv[1] & GENMASK(BFQ_RQ_STATE_BITS - 1, 0);
 }
 
 static inline void set_rq_state(struct request *rq, enum bfq_rq_state s)
 {
 	rq->elv.priv[1] = (void *)(uintptr_t)s;
+}
+
+static inline unsigned int rq_driver_sectors(struct request *rq)
+{
+	return (uintptr_t)rq->elv.priv[1] >> BFQ_RQ_STATE_BITS;
 }
 
 unsigned int bfq_max_budget(struct bfq_data *bfqd)
@@ -92,30 +104,59 @@ static void bfq_update_auto_budget(struct bfq_data *bfqd)
 }
 
 /*
- * A sync queue that kept the device busy for a whole turn (it used its
- * budget, or ran out of time) shows what the device can do.  A higher
- * rate is taken at once; a lower one, only from full budgets and slowly,
- * so one slow turn does not shrink everybody's budget.
+ * The peak rate is what the device completes while it has work: sectors
+ * completed over busy time (time with requests in the driver, so a
+ * process's think time does not count), one sample per
+ * BFQ_RATE_WINDOW_NS of it.  A window in which most dispatches seeked
+ * tells about the workload rather than the device, and is dropped.  The
+ * samples enter an average that falls as readily as it rises: budgets
+ * follow a device that slows down, and turns that end by timeout because
+ * the budget became too large for it end by budget again.
  */
-static void bfq_update_peak_rate(struct bfq_data *bfqd,
-				 enum bfq_expiry reason, unsigned int served,
-				 u64 elapsed_ns)
+static void bfq_rate_sample(struct bfq_data *bfqd, u64 busy_ns)
 {
 	u64 rate;
 
-	if (elapsed_ns < BFQ_RATE_MIN_NS || !served)
+	if (bfqd->rate_seeks * 4 > bfqd->rate_rqs || !bfqd->rate_sectors)
 		return;
-	if (reason != BFQ_EXP_EXHAUSTED && reason != BFQ_EXP_TIMEOUT)
-		return;
-	rate = div64_u64((u64)served * NSEC_PER_MSEC << BFQ_RATE_SHIFT,
-			 elapsed_ns);
-	if (rate > bfqd->peak_rate)
-		bfqd->peak_rate = rate;
-	else if (reason == BFQ_EXP_EXHAUSTED)
-		bfqd->peak_rate = (bfqd->peak_rate * 7 + rate) / 8;
-	else
-		return;
+	rate = div64_u64(bfqd->rate_sectors * NSEC_PER_MSEC << BFQ_RATE_SHIFT,
+			 busy_ns);
+	bfqd->peak_rate = bfqd->peak_rate ? (bfqd->peak_rate * 3 + rate) / 4 :
+					    rate;
 	bfq_update_auto_budget(bfqd);
+}
+
+static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq)
+{
+	sector_t pos = blk_rq_pos(rq);
+
+	if (!bfqd->in_driver)
+		bfqd->rate_busy_since = ktime_get_ns();
+	bfqd->rate_rqs++;
+	if ((pos > bfqd->last_pos ? pos - bfqd->last_pos :
+				    bfqd->last_pos - pos) > BFQ_SEEK_SECTORS)
+		bfqd->rate_seeks++;
+}
+
+/* After in_driver was decremented; @sectors is 0 for a requeue. */
+static void bfq_rate_completed(struct bfq_data *bfqd, unsigned int sectors)
+{
+	u64 now = ktime_get_ns();
+	u64 busy = bfqd->rate_busy_ns + now - bfqd->rate_busy_since;
+
+	bfqd->rate_sectors += sectors;
+	if (busy < BFQ_RATE_WINDOW_NS) {
+		/* an idle gap starts: bank the busy time so far */
+		if (!bfqd->in_driver)
+			bfqd->rate_busy_ns = busy;
+		return;
+	}
+	bfq_rate_sample(bfqd, busy);
+	bfqd->rate_busy_ns = 0;
+	bfqd->rate_busy_since = now;
+	bfqd->rate_sectors = 0;
+	bfqd->rate_rqs = 0;
+	bfqd->rate_seeks = 0;
 }
 
 /* The 2008 feedback: the budget of the queue's next turn. */
@@ -203,8 +244,6 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	/* slow or async queues pay in time: charge them the whole budget */
 	if ((reason == BFQ_EXP_TIMEOUT || !bfqq->sync) && served < e->budget)
 		bfq_served(e, e->budget - served);
-	if (bfqq->sync)
-		bfq_update_peak_rate(bfqd, reason, served, elapsed);
 	bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
 	bfqq->expiries[reason]++;
 	bfqd->total_expiries[reason]++;
@@ -223,9 +262,6 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	bfq_requeue(e, bfqq->queued);
 	bfq_put_queue(bfqq);
 }
-
-/* A request this far from the previous one's end is a seek. */
-#define BFQ_SEEK_SECTORS	1024
 
 static void bfq_note_seek(struct bfq_queue *bfqq, struct request *rq)
 {
@@ -406,9 +442,11 @@ static void bfq_remove_rq(struct bfq_data *bfqd, struct request *rq)
 
 static void bfq_to_driver(struct bfq_data *bfqd, struct request *rq)
 {
+	bfq_rate_dispatched(bfqd, rq);
 	rq_bfqq(rq)->dispatched++;
 	bfqd->in_driver++;
-	set_rq_state(rq, BFQ_RQ_DRIVER);
+	rq->elv.priv[1] = (void *)(uintptr_t)(BFQ_RQ_DRIVER |
+		(uintptr_t)blk_rq_sectors(rq) << BFQ_RQ_STATE_BITS);
 }
 
 static struct request *bfq_dispatch(struct bfq_data *bfqd)
@@ -679,7 +717,8 @@ static void bfq_prepare_request(struct request *rq)
 }
 
 /* A request is back from the driver: completed, or requeued. */
-static void bfq_left_driver(struct bfq_data *bfqd, struct request *rq)
+static void bfq_left_driver(struct bfq_data *bfqd, struct request *rq,
+			    bool completed)
 {
 	struct bfq_queue *bfqq = rq_bfqq(rq);
 
@@ -688,6 +727,7 @@ static void bfq_left_driver(struct bfq_data *bfqd, struct request *rq)
 		return;
 	bfqq->dispatched--;
 	bfqd->in_driver--;
+	bfq_rate_completed(bfqd, completed ? rq_driver_sectors(rq) : 0);
 	set_rq_state(rq, BFQ_RQ_NONE);
 	bfqq->idle_since = jiffies;
 	/* the think time we idle for starts now; none for an abandoned one */
@@ -709,7 +749,7 @@ static void bfq_finish_request(struct request *rq)
 
 		spin_lock_irqsave(&bfqd->lock, flags);
 		if (rq_state(rq) == BFQ_RQ_DRIVER)
-			bfq_left_driver(bfqd, rq);
+			bfq_left_driver(bfqd, rq, true);
 		rq->elv.priv[0] = NULL;
 		bfq_put_queue(bfqq);
 		spin_unlock_irqrestore(&bfqd->lock, flags);
@@ -735,7 +775,7 @@ static void bfq_requeue_request(struct request *rq)
 		return;
 	bfqd = bfqq->bfqd;
 	spin_lock_irqsave(&bfqd->lock, flags);
-	bfq_left_driver(bfqd, rq);
+	bfq_left_driver(bfqd, rq, false);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }
 

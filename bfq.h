@@ -183,6 +183,12 @@ struct bfq_data {
 	unsigned int async_tags;	/* tags async requests may hold */
 
 	u64 peak_rate;			/* sectors per ms << 16, 0 if unknown */
+	/* the sample being taken: see bfq_rate_sample() */
+	u64 rate_busy_since;		/* ns: in_driver last went above 0 */
+	u64 rate_busy_ns;		/* busy time banked before that */
+	u64 rate_sectors;		/* completed */
+	unsigned int rate_rqs;		/* dispatched */
+	unsigned int rate_seeks;	/* of them, far from the previous */
 	unsigned int auto_max_budget;
 	unsigned long total_expiries[BFQ_NR_EXPIRY];
 
