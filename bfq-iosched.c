@@ -58,6 +58,7 @@ enum bfq_rq_state {
 	BFQ_RQ_QUEUED,		/* in its queue's sort list and fifo */
 	BFQ_RQ_DRIVER,		/* dispatched, not yet completed */
 };
+
 #define BFQ_RQ_STATE_BITS	2
 
 static inline enum bfq_rq_state rq_state(struct request *rq)
