@@ -9,9 +9,10 @@
 #          cloud-amd64 and rt-amd64 headers of the same ABI (build test)
 # Idempotent and quick: one dpkg-query call when everything is installed,
 # which needs no root; "apt-get update" and "apt-get install" (as root)
-# only run when a package is missing.  Checks that linux-headers,
-# linux-source (and for "all" linux-image) are the same Debian version, so
-# the private headers and the QEMU kernel match.
+# only run when a package is missing.  Checks that linux-source is the same
+# upstream version as linux-headers (the private headers match; the Debian
+# revision may differ) and, for "all", that linux-image is the same Debian
+# version (the QEMU kernel is the one we build for).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 MODE=${1:-all}
@@ -68,7 +69,7 @@ vers=$(dpkg-query -W -f='${Package} ${Version}\n' "linux-headers-$KVER" \
 	"linux-image-$KVER" linux-source-6.1 2>/dev/null)
 v() { echo "$vers" | awk -v p="$1" '$1 == p { print $2 }'; }
 hv=$(v "linux-headers-$KVER"); sv=$(v linux-source-6.1)
-[ "$hv" = "$sv" ] || die "version mismatch: linux-headers-$KVER $hv, linux-source-6.1 $sv"
+[ "${hv%-*}" = "${sv%-*}" ] || die "version mismatch: linux-headers-$KVER $hv, linux-source-6.1 $sv"
 if [ "$MODE" = all ]; then
 	iv=$(v "linux-image-$KVER")
 	[ "$hv" = "$iv" ] || die "version mismatch: linux-headers-$KVER $hv, linux-image-$KVER $iv"

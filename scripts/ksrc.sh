@@ -1,8 +1,9 @@
 #!/bin/sh
 # Extract the private kernel files the build needs (block/*.h and
 # checkpatch.pl) from the linux-source-6.1 tarball into build/ksrc, once.
-# Refuses to go on unless linux-source-6.1 and linux-headers-$KVER are the
-# same Debian package version (private headers must match the running ABI).
+# Refuses to go on unless linux-source-6.1 and linux-headers-$KVER come from
+# the same upstream release (6.1.N; the Debian revision after "-" may differ:
+# the private block/*.h change with upstream, not with Debian's packaging).
 # Usage: scripts/ksrc.sh   (env: KVER, TOPDIR, KSRC_TAR, KSRC_PKG)
 set -eu
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -20,7 +21,8 @@ hv=$(pkgver "linux-headers-$KVER")
 sv=$(pkgver "$KSRC_PKG")
 [ -n "$hv" ] || die "package linux-headers-$KVER is not installed"
 [ -n "$sv" ] || die "package $KSRC_PKG is not installed (run scripts/deps.sh)"
-[ "$hv" = "$sv" ] || die "version mismatch: linux-headers-$KVER is $hv but $KSRC_PKG is $sv; install matching versions (scripts/deps.sh)"
+[ "${hv%-*}" = "${sv%-*}" ] || die "version mismatch: linux-headers-$KVER is $hv but $KSRC_PKG is $sv; install the same upstream version (scripts/deps.sh)"
+[ "$hv" = "$sv" ] || echo "  NOTE $KSRC_PKG $sv and linux-headers-$KVER $hv: same upstream version, other Debian revision"
 [ -r "$KSRC_TAR" ] || die "$KSRC_TAR not found (package $KSRC_PKG)"
 
 # The stamp records the source version; a new version re-extracts.
