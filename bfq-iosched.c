@@ -233,6 +233,38 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 	return bfq_clook(bfqd, bfqq);
 }
 
+/*
+ * Whether the sync queue in service, now empty, is worth waiting for.
+ * The 2008 scheduler always waits: on a disk the head stays where the
+ * queue reads, and a queue that empties between two requests keeps its
+ * share.  Without a head to keep, a queue that mostly seeks gains nothing
+ * from the wait unless its share depends on it, which it does not when
+ * every backlogged queue has its class and weight.  Nothing comes to a
+ * queue whose process exited or moved away.
+ */
+static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	if (bfqq->abandoned)
+		return false;
+	if (!blk_queue_nonrot(bfqd->queue) || hweight16(bfqq->seeks) <= 8)
+		return true;
+	return !bfq_symmetric(&bfqq->entity);
+}
+
+/*
+ * A sync queue whose turn ends while its request is in the driver (at its
+ * timeout, during a slow command) has nothing queued, yet its next request
+ * will most likely follow the completion.  Were it to leave the tree,
+ * B-WF2Q+ would move V up to serve whoever is left, and it would lose its
+ * share at every such turn.  So it stays backlogged; picked again before
+ * its next request comes, it idles for it like the queue in service does.
+ */
+static bool bfq_keep_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	return bfqq->sync && bfqq->dispatched && bfqd->slice_idle_ns &&
+	       bfq_worth_idling(bfqd, bfqq);
+}
+
 /* End the turn of the queue in service. */
 static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 {
@@ -257,10 +289,16 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	bfqd->in_service = NULL;
 	WRITE_ONCE(bfqd->waiting, false);
 	hrtimer_try_to_cancel(&bfqd->idle_timer);
-	if (bfqq->queued)
+	if (bfqq->queued) {
 		e->budget = max(bfqq->next_budget,
 				blk_rq_sectors(bfq_first_rq(bfqq)));
-	bfq_requeue(e, bfqq->queued);
+		bfq_requeue(e, true);
+	} else if (bfq_keep_backlogged(bfqd, bfqq)) {
+		e->budget = bfqq->next_budget;
+		bfq_requeue(e, true);
+	} else {
+		bfq_requeue(e, false);
+	}
 	bfq_put_queue(bfqq);
 }
 
@@ -272,24 +310,6 @@ static void bfq_note_seek(struct bfq_queue *bfqq, struct request *rq)
 
 	bfqq->seeks = (bfqq->seeks << 1) | (dist > BFQ_SEEK_SECTORS);
 	bfqq->last_end = pos + blk_rq_sectors(rq);
-}
-
-/*
- * Whether the sync queue in service, now empty, is worth waiting for.
- * The 2008 scheduler always waits: on a disk the head stays where the
- * queue reads, and a queue that empties between two requests keeps its
- * share.  Without a head to keep, a queue that mostly seeks gains nothing
- * from the wait unless its share depends on it, which it does not when
- * every backlogged queue has its class and weight.  Nothing comes to a
- * queue whose process exited or moved away.
- */
-static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
-{
-	if (bfqq->abandoned)
-		return false;
-	if (!blk_queue_nonrot(bfqd->queue) || hweight16(bfqq->seeks) <= 8)
-		return true;
-	return !bfq_symmetric(&bfqq->entity);
 }
 
 /*
@@ -405,19 +425,26 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 			return rq;
 	}
 
-	e = bfq_next_queue(&bfqd->root_sd, &bfqd->grace);
-	if (!e)
-		return NULL;
-	bfqq = bfq_entity_queue(e);
-	/* a queue that empties while waiting to be served leaves the tree */
-	if (WARN_ON_ONCE(!bfqq->queued)) {
+	for (;;) {
+		e = bfq_next_queue(&bfqd->root_sd, &bfqd->grace);
+		if (!e)
+			return NULL;
+		bfqq = bfq_entity_queue(e);
+		/* kept backlogged (bfq_keep_backlogged): nothing may come */
+		if (bfqq->queued || !bfqq->abandoned)
+			break;
 		bfq_requeue(e, false);
-		return NULL;
 	}
 	bfq_get_queue(bfqq);
 	bfqd->in_service = bfqq;
 	bfqq->turn_start_ns = 0;
 	bfqq->turn_rqs = 0;
+	if (!bfqq->queued) {
+		/* its turn, and its time, start now: wait for its request */
+		bfqq->turn_start_ns = now;
+		bfq_start_waiting(bfqd, bfqq, now);
+		return NULL;
+	}
 	rq = bfq_choose_rq(bfqd, bfqq, now);
 	/* a request larger than the whole budget still has to go */
 	e->budget = max(e->budget, blk_rq_sectors(rq));

@@ -334,6 +334,9 @@ void bfq_deactivate(struct bfq_entity *e)
 /* The entity is about to be freed: nothing may point at it any more. */
 void bfq_forget(struct bfq_entity *e)
 {
+	/* a queue kept backlogged after its turn may go with nothing queued */
+	if (e->active)
+		bfq_deactivate(e);
 	if (e->tree)
 		tree_remove(e);
 }

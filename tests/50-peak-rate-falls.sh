@@ -29,41 +29,16 @@ cleanup() {
 	unload_bfq
 } > /dev/null 2>&1
 trap cleanup EXIT
-# blk_events 1|0: completions are traced first and last, so that no issue
-# in the window lacks its completion
-blk_events() {
-	_l="block_rq_complete block_rq_requeue block_rq_issue"
-	[ "$1" = 1 ] || _l="block_rq_issue block_rq_requeue block_rq_complete"
-	for _e in $_l; do
-		echo "$1" > $TRACEFS/events/block/$_e/enable || return 1
-	done
-}
-
 load_bfq || fail "insmod failed"
 D=$(sdebug_load 'dev_size_mb=256 max_queue=1 ndelay=500000') || fail "scsi_debug: $D"
 echo 64 > /sys/block/$D/queue/max_sectors_kb || fail "max_sectors_kb"
 set_sched $D bfq || fail "cannot select bfq"
 STATS=/sys/kernel/debug/block/$D/sched/bfq_stats
-DEVT=$(tr : , < /sys/block/$D/dev)
 # an issue and its completion may be traced on different CPUs
 OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
 echo global > $TRACEFS/trace_clock || fail "cannot set the global trace clock"
 
 stat_of() { sed -n "s/^$1=//p" $STATS; }
-# busy_rate: from the traced events, sectors completed per ms with a
-# command in the device
-busy_rate() {
-	awk -v devt="$DEVT" '
-		{ for (i = 2; i <= NF; i++) if ($i ~ /^block_rq_[a-z]+:$/) break }
-		i > NF || $(i + 1) != devt { next }
-		{ t = $(i - 1); sub(/:$/, "", t) }
-		$i == "block_rq_issue:" { if (!n++) since = t }
-		$i == "block_rq_requeue:" && n > 0 { if (!--n) busy += t - since }
-		$i == "block_rq_complete:" && n > 0 {
-			for (j = i + 2; j < NF; j++) if ($j == "+") break
-			sect += $(j + 1); if (!--n) busy += t - since }
-		END { printf "%.1f", (busy > 0 ? sect / busy / 1000 : 0) }' $TRACEFS/trace
-}
 # phase NDELAY: run the readers 8 s, print "device_rate ours exhausted
 # timeout" for the last 3 s (rates in sectors per ms)
 phase() {
@@ -85,7 +60,7 @@ phase() {
 	e2=$(stat_of exhausted) t2=$(stat_of timeout)
 	ours=$((ours / 6))
 	wait $! || return 1
-	echo "$(busy_rate) $ours $((e2 - e1)) $((t2 - t1))"
+	echo "$(blk_busy_rate $D) $ours $((e2 - e1)) $((t2 - t1))"
 }
 # near X Y PCT: X within PCT % of Y
 near() { awk -v x="$1" -v y="$2" -v p="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(y > 0 && d * 100 <= y * p) }'; }

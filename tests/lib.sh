@@ -407,6 +407,40 @@ sync_bounded() {
 # stress tests scale their own progress bounds with it.
 TMUL=$(tr ' ' '\n' < /proc/cmdline 2>/dev/null | sed -n 's/^bfqtmul=//p' | tail -n 1)
 TMUL=${TMUL:-1}
+# blk_events 1|0: trace block_rq_issue, _requeue and _complete (or stop).
+# Completions are traced first and last, so that no issue in the trace
+# lacks its completion.  Use the global trace clock: an issue and its
+# completion may be traced on different CPUs.
+blk_events() {
+	_l="block_rq_complete block_rq_requeue block_rq_issue"
+	[ "$1" = 1 ] || _l="block_rq_issue block_rq_requeue block_rq_complete"
+	for _e in $_l; do
+		echo "$1" > $TRACEFS/events/block/$_e/enable || return 1
+	done
+}
+# blk_busy_rate DISK: from the traced block events of DISK, the sectors
+# completed per ms of time with a command in the device (the block layer's
+# view of the device's rate, think time and idling left out)
+blk_busy_rate() {
+	awk -v devt="$(tr : , < /sys/block/$1/dev)" '
+		{ for (i = 2; i <= NF; i++) if ($i ~ /^block_rq_[a-z]+:$/) break }
+		i > NF || $(i + 1) != devt { next }
+		{ t = $(i - 1); sub(/:$/, "", t) }
+		$i == "block_rq_issue:" { if (!n++) since = t }
+		$i == "block_rq_requeue:" && n > 0 { if (!--n) busy += t - since }
+		$i == "block_rq_complete:" && n > 0 {
+			for (j = i + 2; j < NF; j++) if ($j == "+") break
+			sect += $(j + 1); if (!--n) busy += t - since }
+		END { printf "%.1f", (busy > 0 ? sect / busy / 1000 : 0) }' $TRACEFS/trace
+}
+# max_budget_used DEV: the max_budget bfq uses on DEV (auto or set), sectors
+max_budget_used() { sed -n 's/^max_budget=//p' "/sys/kernel/debug/block/$1/sched/bfq_stats"; }
+# lag_tol PCT SECTORS BYTES: PCT plus one budget of SECTORS in % of BYTES.
+# B-WF2Q+ keeps a backlogged queue within about one maximum budget of its
+# fair share, so a window's edge can fall anywhere in a turn: the bound of
+# a test at the defaults is its tuned bound plus that much of the smallest
+# share's ideal bytes in the window.
+lag_tol() { awk -v p="$1" -v mb="$2" -v b="$3" 'BEGIN { printf "%.1f", p + (b > 0 ? mb * 51200 / b : 1000) }'; }
 # share_fail MSG: a measured share or rate is off.  On the sanitizer kernel of
 # make check-debug (KASAN + lockdep under TCG, so CPU-bound: readers
 # cannot keep even a slow null_blk busy) shares say nothing, so skip there
