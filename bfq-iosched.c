@@ -71,6 +71,11 @@ static inline void set_rq_state(struct request *rq, enum bfq_rq_state s)
 	rq->elv.priv[1] = (void *)(uintptr_t)s;
 }
 
+static inline bool bfq_rq_moves_data(struct request *rq)
+{
+	return req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE;
+}
+
 static inline unsigned int rq_driver_sectors(struct request *rq)
 {
 	return (uintptr_t)rq->elv.priv[1] >> BFQ_RQ_STATE_BITS;
@@ -108,8 +113,9 @@ static void bfq_update_auto_budget(struct bfq_data *bfqd)
  * The peak rate is what the device completes while it has work: sectors
  * completed over busy time (time with requests in the driver, so a
  * process's think time does not count), one sample per
- * BFQ_RATE_WINDOW_NS of it.  A window in which most dispatches seeked
- * tells about the workload rather than the device, and is dropped.  The
+ * BFQ_RATE_WINDOW_NS of it.  A window in which more than a quarter of the
+ * dispatches seeked tells about the workload rather than the device, and
+ * is dropped.  The
  * samples enter an average that falls as readily as it rises: budgets
  * follow a device that slows down, and turns that end by timeout because
  * the budget became too large for it end by budget again.
@@ -120,8 +126,8 @@ static void bfq_rate_sample(struct bfq_data *bfqd, u64 busy_ns)
 
 	if (bfqd->rate_seeks * 4 > bfqd->rate_rqs || !bfqd->rate_sectors)
 		return;
-	rate = div64_u64(bfqd->rate_sectors * NSEC_PER_MSEC << BFQ_RATE_SHIFT,
-			 busy_ns);
+	rate = mul_u64_u64_div_u64(bfqd->rate_sectors,
+				   NSEC_PER_MSEC << BFQ_RATE_SHIFT, busy_ns);
 	bfqd->peak_rate = bfqd->peak_rate ? (bfqd->peak_rate * 3 + rate) / 4 :
 					    rate;
 	bfq_update_auto_budget(bfqd);
@@ -259,10 +265,14 @@ static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * share at every such turn.  So it stays backlogged; picked again before
  * its next request comes, it idles for it like the queue in service does.
  */
-static bool bfq_keep_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+static bool bfq_keep_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				enum bfq_expiry reason)
 {
-	return bfqq->sync && bfqq->dispatched && bfqd->slice_idle_ns &&
-	       bfq_worth_idling(bfqd, bfqq);
+	/* not a turn of one request (grace), nor one that never dispatched */
+	if (reason != BFQ_EXP_TIMEOUT && reason != BFQ_EXP_EXHAUSTED)
+		return false;
+	return bfqq->sync && bfqq->dispatched && bfqq->turn_rqs &&
+	       bfqd->slice_idle_ns && bfq_worth_idling(bfqd, bfqq);
 }
 
 /* End the turn of the queue in service. */
@@ -293,7 +303,7 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 		e->budget = max(bfqq->next_budget,
 				blk_rq_sectors(bfq_first_rq(bfqq)));
 		bfq_requeue(e, true);
-	} else if (bfq_keep_backlogged(bfqd, bfqq)) {
+	} else if (bfq_keep_backlogged(bfqd, bfqq, reason)) {
 		e->budget = bfqq->next_budget;
 		bfq_requeue(e, true);
 	} else {
@@ -385,6 +395,9 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 		reason = BFQ_EXP_TIMEOUT;
 	} else if (bfqq->queued) {
 		rq = bfq_choose_rq(bfqd, bfqq, now);
+		/* picked with nothing queued: as at the pick, the first goes */
+		if (!bfqq->turn_rqs)
+			e->budget = max(e->budget, blk_rq_sectors(rq));
 		if (blk_rq_sectors(rq) <= e->budget - e->service)
 			return rq;
 		reason = BFQ_EXP_EXHAUSTED;
@@ -473,8 +486,10 @@ static void bfq_to_driver(struct bfq_data *bfqd, struct request *rq)
 	bfq_rate_dispatched(bfqd, rq);
 	rq_bfqq(rq)->dispatched++;
 	bfqd->in_driver++;
+	/* discards and the like move no data at the rate of reads and writes */
 	rq->elv.priv[1] = (void *)(uintptr_t)(BFQ_RQ_DRIVER |
-		(uintptr_t)blk_rq_sectors(rq) << BFQ_RQ_STATE_BITS);
+		(uintptr_t)(bfq_rq_moves_data(rq) ? blk_rq_sectors(rq) : 0) <<
+		BFQ_RQ_STATE_BITS);
 }
 
 static struct request *bfq_dispatch(struct bfq_data *bfqd)
