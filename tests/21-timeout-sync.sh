@@ -12,6 +12,9 @@
 #    about as many turns each (budgets 1536 vs 1536..2048).  Charged only
 #    what it served (80..320 sectors) it would get 6..20 turns per turn
 #    of the sequential reader.
+# The block layer must see the same turns: the random reader's runs of
+# consecutive issues (block_rq_issue, from its first issue to the next
+# sequential one) last, at the median, within 25 % of the setting too.
 . "$(dirname "$0")/lib.sh"
 DEV=nullb0
 EV=/tmp/21.ev
@@ -20,6 +23,7 @@ OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
 
 cleanup() {
 	trace_off
+	blk_events 0
 	echo "$OLD_BUF" > $TRACEFS/buffer_size_kb
 	echo "$OLD_CLOCK" > $TRACEFS/trace_clock
 	sched_away bfq
@@ -40,14 +44,32 @@ echo global > $TRACEFS/trace_clock
 
 for T in 20 80; do
 	iosched $DEV timeout_sync $T || fail "cannot set timeout_sync=$T"
-	trace_on bfq_budget bfq_expire bfq_dispatch || fail "cannot enable bfq trace events"
+	trace_on bfq_budget bfq_expire bfq_dispatch && blk_events 1 ||
+		fail "cannot enable the trace events"
 	# seq reads sectors [0, 1M), random reads [2M, 4M)
 	fio_run --filename=/dev/$DEV --direct=1 --runtime=4 --time_based \
 		--name=seq --rw=read --bs=64k --ioengine=psync --offset=0 --size=512m \
 		--name=rand --rw=randread --bs=4k --ioengine=libaio --iodepth=16 \
 		--offset=1g --size=1g > /tmp/21-$T.t || fail "fio (timeout_sync=$T) failed"
 	trace_off
+	blk_events 0
 	tr_events $EV
+	# block layer: median length (us) and count of the random reader's runs
+	set -- $(awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
+		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
+		i > NF || $(i + 1) != devt { next }
+		{ t = $(i - 1); sub(/:$/, "", t)
+		  for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
+		  r = $j + 0 >= 2097152 }
+		r && !inrun { inrun = 1; t0 = t }
+		!r && inrun { inrun = 0; a[++n] = (t - t0) * 1000000 }
+		END {
+			for (i = 2; i <= n; i++) { v = a[i]; j = i - 1
+				while (j >= 1 && a[j] > v) { a[j + 1] = a[j]; j-- }
+				a[j + 1] = v }
+			printf "%d %d\n", n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0, n }' \
+		$TRACEFS/trace)
+	bmed=$1 bruns=$2
 	# per pid: dispatches in each region, turns, expiries by reason,
 	# elapsed of timeout expiries, timeouts with served >= budget
 	set -- $(awk -v T=$T "$AWKVAL"'
@@ -83,6 +105,9 @@ for T in 20 80; do
 	log "  rand timeouts served/budget@elapsed_us: $ex ..."
 	log "  seq pid $sp: $sturns turns; rand/seq turns = $(awk -v a="$rturns" -v b="$sturns" 'BEGIN { printf "%.2f", b ? a / b : 0 }'); rand share of in-service time $share %"
 	log "  fio: seq $(fio_read_bw /tmp/21-$T.t seq) KiB/s, rand $(fio_read_bw /tmp/21-$T.t rand) KiB/s"
+	log "  block layer: $bruns runs of random issues, median $bmed us"
+	[ $((bmed * 4)) -ge $((T * 1000 * 3)) ] && [ $((bmed * 4)) -le $((T * 1000 * 5)) ] ||
+		fail "timeout_sync=$T ms: the block layer's median random run ${bmed} us, want $((T * 750))..$((T * 1250))"
 	[ "$rp" -gt 0 ] && [ "$sp" -gt 0 ] && [ "$rp" != "$sp" ] ||
 		fail "timeout_sync=$T: cannot tell the two readers apart in the trace (rand $rp, seq $sp)"
 	[ "$rexp" -ge 5 ] || fail "timeout_sync=$T: only $rexp expiries of the random reader"

@@ -16,6 +16,8 @@
 #    events between its bfq_budget and bfq_expire), never more than N;
 #  - the reader keeps getting requests dispatched during the writeback:
 #    at least MIN_RD in every second of it (see below).
+# The block layer must agree: the reads and writes it issued on the device
+# (block_rq_issue) match our reader and async dispatch counts within 5 %.
 # Control: the same run with N = 8 and the reader in the idle class, which
 # must stay under that bound (class isolation leaves it one request per
 # 200 ms grace, 5 a second, while the writeback is queued); if it did not,
@@ -30,6 +32,7 @@ OLD_DR=$(cat $VM/dirty_ratio) OLD_DBR=$(cat $VM/dirty_background_ratio)
 
 cleanup() {
 	trace_off
+	blk_events 0
 	echo "$OLD_BUF" > $TRACEFS/buffer_size_kb
 	echo "$OLD_CLOCK" > $TRACEFS/trace_clock
 	sync
@@ -80,7 +83,8 @@ for run in 2:be 8:be 8:idle; do
 	# be: no ioprio set, like the writer (weight 40 each); idle: class 3
 	[ "$cls" = be ] && prio= || prio=--prioclass=3
 	iosched $DEV max_budget_async_rq $N || fail "cannot set max_budget_async_rq=$N"
-	trace_on bfq_budget bfq_expire bfq_dispatch || fail "cannot enable bfq trace events"
+	trace_on bfq_budget bfq_expire bfq_dispatch && blk_events 1 ||
+		fail "cannot enable bfq trace events"
 	# reader: sectors [0, 1M); writer: [4M, 6M)
 	fio_run --filename=/dev/$DEV --runtime=5 --time_based --invalidate=0 \
 		--name=rd --rw=read --bs=64k --ioengine=psync --direct=1 --offset=0 --size=512m $prio \
@@ -88,7 +92,17 @@ for run in 2:be 8:be 8:idle; do
 		--sync_file_range=write:8 \
 		> /tmp/22-$N.t || fail "fio (max_budget_async_rq=$N, $cls reader) failed"
 	trace_off
+	blk_events 0
 	tr_events $EV
+	# the block layer's issues on the device: reads below sector 1M, writes
+	set -- $(awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
+		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
+		i > NF || $(i + 1) != devt { next }
+		{ for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break }
+		$(i + 2) ~ /^R/ && $j + 0 < 1048576 { r++ }
+		$(i + 2) ~ /^W/ { w++ }
+		END { print r + 0, w + 0 }' $TRACEFS/trace)
+	blk_rd=$1 blk_wr=$2
 	sync
 	# async turns: pid=0 dispatches between its budget and expire events;
 	# reader: the pid with most dispatches below sector 1M, its dispatches
@@ -127,6 +141,10 @@ for run in 2:be 8:be 8:idle; do
 	log "  other async expiries (reason:dispatches): $other"
 	log "  reader pid $rp: $rdn dispatches, at least $minb in every second of writeback; fio: read $rbw KiB/s, write $wbw KiB/s, $nw async dispatches"
 	[ "$nw" -gt 0 ] || fail "async_rq=$N: no async (pid=0) dispatches: no background writeback seen"
+	log "  block layer: $blk_rd reads, $blk_wr writes issued"
+	agree() { awk -v x="$1" -v y="$2" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(y > 0 && d <= y / 20) }'; }
+	agree "$rdn" "$blk_rd" && agree "$nw" "$blk_wr" ||
+		fail "async_rq=$N: our dispatches (reads $rdn, async $nw) disagree with the block layer's issues ($blk_rd, $blk_wr)"
 	if [ "$cls" = idle ]; then
 		[ "$minb" -lt "$MIN_RD" ] ||
 			fail "control: an idle-class reader got $minb dispatches in every second of writeback (>= $MIN_RD): the bound does not tell starving"

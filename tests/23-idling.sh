@@ -10,6 +10,9 @@
 #    think time stretched past 8 ms by a busy host gives too_idle: allowed);
 #  - slice_idle=0: no idling, its queue empties after every request: its
 #    expiries are mostly no_more (what a non-idling scheduler does always).
+#  The block layer must agree: the thinker's runs of consecutive issues
+#  (block_rq_issue) hold >= 3 requests on average with idling, <= 2
+#  without.
 #  - a sequential reader alone, 50 ms think time (psync, 4 KiB): it empties
 #    with nothing else queued, so no dispatch starts its idle timer; its
 #    turn must still end too_idle once it has been idle for slice_idle
@@ -19,9 +22,12 @@
 DEV=nullb0
 EV=/tmp/23.ev
 OLD_BUF=$(cat $TRACEFS/buffer_size_kb)
+OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
 
 cleanup() {
 	trace_off
+	blk_events 0
+	echo "$OLD_CLOCK" > $TRACEFS/trace_clock
 	echo "$OLD_BUF" > $TRACEFS/buffer_size_kb
 	sched_away bfq
 	nullb_unload
@@ -36,17 +42,30 @@ load_bfq || fail "insmod $BFQ_KO failed"
 set_sched $DEV bfq || fail "cannot select bfq on $DEV"
 iosched $DEV max_budget 1024 || fail "cannot set max_budget"
 echo 4096 > $TRACEFS/buffer_size_kb
+# issues traced on two CPUs must come out in the order they happened
+echo global > $TRACEFS/trace_clock || fail "cannot set the global trace clock"
 
 for SI in 8 0; do
 	iosched $DEV slice_idle $SI || fail "cannot set slice_idle=$SI"
-	trace_on bfq_expire bfq_dispatch || fail "cannot enable bfq trace events"
+	trace_on bfq_expire bfq_dispatch && blk_events 1 || fail "cannot enable the trace events"
 	# thinker: sectors [0, 1M); greedy reader: [2M, 3M)
 	fio_run --filename=/dev/$DEV --direct=1 --ioengine=psync --bs=64k --runtime=4 --time_based \
 		--name=think --rw=read --thinktime=1000 --offset=0 --size=512m \
 		--name=greedy --rw=read --offset=1g --size=512m \
 		> /tmp/23-$SI.t || fail "fio (slice_idle=$SI) failed"
 	trace_off
+	blk_events 0
 	tr_events $EV
+	# block layer: the thinker's issues per run of consecutive issues
+	brun=$(awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
+		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
+		i > NF || $(i + 1) != devt { next }
+		{ for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
+		  th = $j + 0 < 1048576 }
+		th { n++; if (!prev) runs++ }
+		{ prev = th }
+		END { printf "%.1f", runs ? n / runs : 0 }' $TRACEFS/trace)
+	log "  block layer: the thinker issued $brun requests per run"
 	set -- $(awk "$AWKVAL"'
 		{ p = val("pid") + 0 }
 		$2 == "dispatch" && val("sector") + 0 < 1048576 { lo[p]++ }
@@ -70,12 +89,16 @@ for SI in 8 0; do
 		idle_rpt=$((disp / nexp))
 		[ "$idle_rpt" -ge 3 ] ||
 			fail "slice_idle=$SI: the thinker got only $idle_rpt requests per turn"
+		awk -v r="$brun" 'BEGIN { exit !(r >= 3) }' ||
+			fail "slice_idle=$SI: the block layer saw the thinker issue only $brun requests per run"
 	else
 		[ "$nexp" -ge 20 ] || fail "slice_idle=$SI: only $nexp expiries of the thinker"
 		[ $((nomore * 100)) -ge $((nexp * 80)) ] ||
 			fail "slice_idle=$SI: only $nomore of $nexp thinker expiries are no_more"
 		[ $((disp / nexp)) -le 2 ] ||
 			fail "slice_idle=$SI: the thinker got $((disp / nexp)) requests per turn without idling"
+		awk -v r="$brun" 'BEGIN { exit !(r <= 2) }' ||
+			fail "slice_idle=$SI: the block layer saw the thinker issue $brun requests per run without idling"
 		log "  thinker requests per turn: $idle_rpt with idling, $((disp / nexp)) without"
 	fi
 done
