@@ -4,7 +4,10 @@
 # A per-device weight: cgroups a (100) and b (400) read from two slow
 # null_blk devices, both on bfq.  "MAJ:MIN 400" for a on nullb0 only must
 # make nullb0's ratio b/a ~1 (0.9..1.1) while nullb1 keeps ~4 (3.6..4.4).
-# "MAJ:MIN default" drops the override again.
+# "MAJ:MIN default" drops the override again.  Measured first at the
+# defaults, where a's share may be off by 10 % plus one max_budget in use
+# over its ideal bytes (lib.sh lag_tol), then with max_budget 1024 (see
+# 30-cgroup-weights) against the ranges above.
 . "$(dirname "$0")/lib.sh"
 
 A=t32a B=t32b
@@ -20,11 +23,21 @@ measure() {
 	s1=$(cg_snap "$1" rbytes $A $B)
 	sleep 8
 	s2=$(cg_snap "$1" rbytes $A $B)
+	mb=$(max_budget_used "$1")
 	cg_readers_stop
 	for g in $A $B; do
 		[ "$(fio_err /tmp/$g-$1.t)" = 0 ] || { echo "fio $g: $(tail -n 1 /tmp/$g-$1.t)"; return 1; }
 	done
-	echo "$s1 $s2" | awk '{ print $3 - $1, $4 - $2 }'
+	echo "$s1 $s2" | awk -v mb="$mb" '{ print $3 - $1, $4 - $2, mb }'
+}
+# dev_ok A B WA WB MB: a's share of A + B within 10 % + one budget of MB
+# sectors of its ideal, weights WA:WB
+dev_ok() {
+	_want=$(($1 + $2)); _want=$((_want * $3 / ($3 + $4)))
+	_tol=$(lag_tol 10 "$5" "$_want")
+	awk -v a="$1" -v w="$_want" -v t="$_tol" 'BEGIN { d = a - w; if (d < 0) d = -d
+		printf "a off its share by %.1f %% (want <= %s %%)", d * 100 / w, t
+		exit !(d * 100 <= w * t) }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
 in_range() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
@@ -38,7 +51,6 @@ wait_dev nullb1 || fail "no nullb1"
 for d in nullb0 nullb1; do
 	set_sched $d bfq || fail "cannot select bfq on $d"
 	echo 128 > /sys/block/$d/queue/nr_requests || fail "nr_requests on $d"
-	iosched $d max_budget 1024 || fail "max_budget on $d"	# see 30-cgroup-weights
 done
 D0=$(cat /sys/block/nullb0/dev)
 cg_make $A 100 && cg_make $B 400 || fail "cannot create the cgroups"
@@ -46,6 +58,18 @@ echo "$D0 400" > $CGROOT/$A/io.bfq.weight || fail "cannot write '$D0 400'"
 w=$(cat $CGROOT/$A/io.bfq.weight | tr '\n' ';')
 log "io.bfq.weight of a: $w"
 [ "$w" = "default 100;$D0 400;" ] || fail "io.bfq.weight reads '$w', want 'default 100;$D0 400;'"
+
+res=$(measure nullb0) || fail "nullb0 run at the defaults: $res"
+set -- $res
+d0=$(dev_ok "$1" "$2" 400 400 "$3"); ok0=$?
+log "defaults: nullb0 (a=400 here): a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2"), $d0"
+res=$(measure nullb1) || fail "nullb1 run at the defaults: $res"
+set -- $res
+d1=$(dev_ok "$1" "$2" 100 400 "$3"); ok1=$?
+log "defaults: nullb1 (a=100):      a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2"), $d1"
+for d in nullb0 nullb1; do
+	iosched $d max_budget 1024 || fail "max_budget on $d"
+done
 
 res=$(measure nullb0) || fail "nullb0 run: $res"
 set -- $res
@@ -70,6 +94,8 @@ w=$(cat $CGROOT/$A/io.bfq.weight | tr '\n' ';')
 cleanup
 unload_bfq || fail "rmmod failed"
 check_dmesg
+[ $ok0 -eq 0 ] || share_fail "nullb0 at the defaults: $d0"
+[ $ok1 -eq 0 ] || share_fail "nullb1 at the defaults: $d1"
 in_range "$r0" 0.9 1.1 || share_fail "nullb0 ratio b/a = $r0 with a's override 400, want 1 +-10 %"
 in_range "$r1" 3.6 4.4 || share_fail "nullb1 ratio b/a = $r1 without override, want 4 +-10 %"
 log "device weight ok: nullb0 $r0, nullb1 $r1"

@@ -4,9 +4,12 @@
 # cgroup v1 (blkio): the io controller is taken off cgroup2 and mounted as
 # a v1 blkio hierarchy.  blkio.bfq.weight and blkio.bfq.weight_device
 # reject bad input with the old value kept; two cgroups at 100 and 400
-# read from the slow depth-1 null_blk 1:4 within 10 %, measured with
-# blkio.bfq.io_service_bytes; then a weight_device override of 100 for
-# nullb0 in the heavier cgroup brings the ratio to 1:1 within 10 %.
+# read from the slow depth-1 null_blk 1:4, measured with
+# blkio.bfq.io_service_bytes (and checked against each reader's
+# read_bytes in /proc/PID/io): at the defaults a's share within 10 %
+# plus one max_budget in use over its ideal bytes (lib.sh lag_tol), then
+# with max_budget 1024 within 10 %; then a weight_device override of 100
+# for nullb0 in the heavier cgroup brings the ratio to 1:1 within 10 %.
 . "$(dirname "$0")/lib.sh"
 
 V1=/tmp/blkio
@@ -36,19 +39,33 @@ svc() {
 	awk -v d="$DEVNO" '$1 == d { print $2; f = 1 } END { if (!f) print 0 }' \
 		"$V1/$1/blkio.bfq.io_service_bytes"
 }
-# measure: bytes served to A and B in an 8 s window
+# rb PID: bytes the fio process PID (run with --thread) has had read by
+# the block layer, counted by the kernel's task I/O accounting at submission
+rb() { sed -n 's/^read_bytes: *//p' "/proc/$1/io" 2>/dev/null || echo 0; }
+# measure: bytes served to A and B in an 8 s window, ours then the block
+# layer's, and the max_budget in use
 measure() {
-	cg_reader $A nullb0 0
-	cg_reader $B nullb0 100g
+	cg_reader $A nullb0 0 --thread
+	pa=${CG_PIDS##* }
+	cg_reader $B nullb0 100g --thread
+	pb=${CG_PIDS##* }
 	sleep 2
-	a1=$(svc $A) b1=$(svc $B)
+	a1=$(svc $A) b1=$(svc $B) ka1=$(rb $pa) kb1=$(rb $pb)
 	sleep 8
-	a2=$(svc $A) b2=$(svc $B)
+	a2=$(svc $A) b2=$(svc $B) ka2=$(rb $pa) kb2=$(rb $pb)
+	mb=$(max_budget_used nullb0)
 	cg_readers_stop
 	for g in $A $B; do
 		[ "$(fio_err /tmp/$g-nullb0.t)" = 0 ] || { echo "fio $g: $(cut -c1-80 /tmp/$g-nullb0.t)"; return 1; }
 	done
-	echo $((a2 - a1)) $((b2 - b1))
+	echo $((a2 - a1)) $((b2 - b1)) $((ka2 - ka1)) $((kb2 - kb1)) "$mb"
+}
+# agree OURS BLK: within 8 MiB + 5 %: up to nr_requests (128) requests of
+# 64 KiB lie between submission and completion at each end of the window
+# (the sanitizer kernel has no /proc/PID/io: nothing to compare there)
+agree() {
+	[ -r /proc/self/io ] || return 0
+	awk -v x="$1" -v y="$2" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(y > 0 && d <= 8 * 1048576 + y / 20) }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
 # rejects FILE VALUE: writing VALUE to FILE must fail and change nothing
@@ -61,8 +78,8 @@ rejects() {
 load_bfq || fail "insmod failed"
 nullb_load "$NULLB_SLOW" || fail "null_blk"
 DEVNO=$(cat /sys/block/nullb0/dev)
-set_sched nullb0 bfq && echo 128 > /sys/block/nullb0/queue/nr_requests &&
-	iosched nullb0 max_budget 1024 || fail "cannot set up nullb0"
+set_sched nullb0 bfq && echo 128 > /sys/block/nullb0/queue/nr_requests ||
+	fail "cannot set up nullb0"
 
 # a controller moves to v1 only while no cgroup2 subtree enables it
 echo -io > $CGROOT/cgroup.subtree_control || fail "cannot disable io on cgroup2"
@@ -83,11 +100,25 @@ for v in junk "$DEVNO 0" "$DEVNO 1001" "$DEVNO abc" "999:999 100" "$DEVNO"; do
 	rejects $V1/$B/blkio.bfq.weight_device "$v" || fail "$(rejects $V1/$B/blkio.bfq.weight_device "$v")"
 done
 
+# at the defaults: a's share within 10 % + one max_budget in use (lag_tol)
+res=$(measure) || fail "run at 100:400 at the defaults: $res"
+set -- $res
+tol=$(lag_tol 10 "$5" $((($1 + $2) / 5)))
+d=$(awk -v a="$1" -v b="$2" 'BEGIN { d = (a + b ? a * 5 / (a + b) - 1 : 1) * 100; printf "%.1f", d < 0 ? -d : d }')
+log "v1 100:400 at the defaults: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2"), a off its share by $d % (want <= $tol %); readers' read_bytes a=$(($3 >> 10)) b=$(($4 >> 10)) KiB"
+agree "$1" "$3" && agree "$2" "$4" ||
+	fail "blkio.bfq.io_service_bytes ($1 $2) disagree with the readers' read_bytes ($3 $4)"
+awk -v d="$d" -v t="$tol" 'BEGIN { exit !(d <= t) }' ||
+	share_fail "v1 at the defaults: a off its share by $d %, want <= $tol %"
+
+iosched nullb0 max_budget 1024 || fail "cannot set max_budget 1024"
 res=$(measure) || fail "run at 100:400: $res"
 set -- $res
 r=$(ratio "$1" "$2")
 log "v1 100:400: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r (want 3.6..4.4)"
 [ "$1" -gt 0 ] && [ "$2" -gt 0 ] || fail "blkio.bfq.io_service_bytes did not count: a=$1 b=$2"
+agree "$1" "$3" && agree "$2" "$4" ||
+	fail "blkio.bfq.io_service_bytes ($1 $2) disagree with the readers' read_bytes ($3 $4)"
 awk -v r="$r" 'BEGIN { exit !(r >= 3.6 && r <= 4.4) }' || share_fail "v1 ratio b/a = $r, want 3.6..4.4"
 
 echo "$DEVNO 100" > $V1/$B/blkio.bfq.weight_device || fail "cannot set weight_device"
