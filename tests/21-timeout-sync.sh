@@ -9,7 +9,9 @@
 #    setting (without the timeout a turn would last ~190 budget-sized
 #    requests, ~400 ms), and served < budget in every such expiry;
 #  - it is charged the whole budget: B-WF2Q+ then gives the two readers
-#    about as many turns each (budgets 1536 vs 1536..2048).  Charged only
+#    about as many turns each (budgets 1536 vs 1536..2048: rand/seq turns
+#    1..1.33; 0.8..1.6 allows 20 %; measured 1.00-1.01 at 20 ms and
+#    1.26-1.35 at 80 ms).  Charged only
 #    what it served (80..320 sectors) it would get 6..20 turns per turn
 #    of the sequential reader.
 # The block layer must see the same turns: the random reader's runs of
@@ -117,7 +119,7 @@ for T in 20 80; do
 	[ $((med * 4)) -ge $((T * 1000 * 3)) ] && [ $((med * 4)) -le $((T * 1000 * 5)) ] ||
 		fail "timeout_sync=$T ms: median elapsed of timeout expiries ${med} us, want $((T * 750))..$((T * 1250))"
 	[ "$sturns" -ge 3 ] || fail "timeout_sync=$T: the sequential reader got only $sturns turns"
-	[ $((rturns * 2)) -ge "$sturns" ] && [ $((rturns * 2)) -le $((sturns * 5)) ] ||
+	[ $((rturns * 5)) -ge $((sturns * 4)) ] && [ $((rturns * 5)) -le $((sturns * 8)) ] ||
 		fail "timeout_sync=$T: $rturns random vs $sturns sequential turns: timed-out turns not charged the full budget"
 done
 

@@ -11,12 +11,18 @@
 # MIN_EXP expiries (see below), and 0 vs 7 keeps a weighted ratio (see
 # MIN_RATIO), which mq-deadline (ioprio levels within a class ignored)
 # must not reach, or the bound would not tell weights from none.
+# The block layer must agree: the readers' runs of consecutive issues
+# (block_rq_issue) average <= 2 requests without idling and >= 10 with it
+# (a 125 ms turn holds ~50 of them).
 . "$(dirname "$0")/lib.sh"
 DEV=nullb0
 RUNTIME=6
+OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
 
 cleanup() {
 	for _p in $(pidof fio); do kill -9 "$_p"; done
+	blk_events 0
+	echo "$OLD_CLOCK" > $TRACEFS/trace_clock
 	echo 0 > /sys/block/$DEV/queue/rotational
 	sched_away bfq
 	nullb_unload
@@ -52,13 +58,26 @@ expiries() {
 # the expiries by reason go to /tmp/29-mix
 phase() {
 	_e0=$(expiries)
+	echo > $TRACEFS/trace
+	blk_events 1 || { echo "cannot enable the block events"; return 1; }
 	_bw=$(pair "$1" "$2") || { echo "$_bw"; return 1; }
+	blk_events 0
 	_e1=$(expiries)
 	echo "$_e0 $_e1" | awk -v r="$REASONS" '{ n = split(r, k, " "); t = 0
 		for (i = 1; i <= n; i++) { d = $(i + n) - $i; t += d; m = m " " k[i] "=" d
 			if (k[i] == "no_more") nm = d }
 		print t, nm > "/tmp/29-exp"; print substr(m, 2) > "/tmp/29-mix" }'
-	echo "$_bw $(cat /tmp/29-exp)"
+	echo "$_bw $(cat /tmp/29-exp) $(runs)"
+}
+# runs: the block layer's issues per run of one reader (reader 0 reads
+# below sector 8M, reader 1 above)
+runs() {
+	awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
+		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
+		i > NF || $(i + 1) != devt { next }
+		{ for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
+		  r = $j + 0 >= 8388608; n++; if (n == 1 || r != prev) runs++; prev = r }
+		END { printf "%.1f", runs ? n / runs : 0 }' $TRACEFS/trace
 }
 frac() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 
@@ -91,33 +110,37 @@ r_dlw=$(frac "$1" "$2")
 log "mq-deadline, 0 vs 7: $base_w KiB/s, ratio $r_dlw (want < $MIN_RATIO: the control)"
 
 set_sched $DEV bfq || fail "bfq"
+# issues traced on two CPUs must come out in the order they happened
+echo global > $TRACEFS/trace_clock || fail "cannot set the global trace clock"
 # pct PART WHOLE
 pct() { echo $(($1 * 100 / ($2 > 0 ? $2 : 1))); }
 r=$(phase 4 4) || fail "bfq: $r"
 set -- $r
 sym_nm=$(pct $4 $3) r_sym=$(frac $(($1 + $2)) "$tot_dl")
-log "bfq, 4 vs 4, non-rotational: $1 $2 KiB/s ($r_sym of mq-deadline), $3 expiries, no_more $sym_nm % (want >= 80): $(cat /tmp/29-mix)"
-sym_n=$3
+log "bfq, 4 vs 4, non-rotational: $1 $2 KiB/s ($r_sym of mq-deadline), $3 expiries, no_more $sym_nm % (want >= 80): $(cat /tmp/29-mix); block layer: $5 issues per run (want <= 2)"
+sym_n=$3 sym_run=$5
 
 echo 1 > /sys/block/$DEV/queue/rotational || fail "cannot mark $DEV rotational"
 r=$(phase 4 4) || fail "bfq rotational: $r"
 set -- $r
 rot_nm=$(pct $4 $3) r_rot=$(frac $(($1 + $2)) "$tot_dl")
-log "bfq, 4 vs 4, rotational:     $1 $2 KiB/s ($r_rot of mq-deadline), $3 expiries (want >= $MIN_EXP), no_more $rot_nm % (want <= 20): $(cat /tmp/29-mix)"
-rot_n=$3
+log "bfq, 4 vs 4, rotational:     $1 $2 KiB/s ($r_rot of mq-deadline), $3 expiries (want >= $MIN_EXP), no_more $rot_nm % (want <= 20): $(cat /tmp/29-mix); block layer: $5 issues per run (want >= 10)"
+rot_n=$3 rot_run=$5
 echo 0 > /sys/block/$DEV/queue/rotational
 
 r=$(phase 0 7) || fail "bfq 0 vs 7: $r"
 set -- $r
 w_nm=$(pct $4 $3) r_w=$(frac "$1" "$2")
-log "bfq, 0 vs 7, non-rotational: $1 $2 KiB/s, ratio $r_w (want >= $MIN_RATIO), $3 expiries (want >= $MIN_EXP), no_more $w_nm % (want <= 20): $(cat /tmp/29-mix)"
-w_n=$3
+log "bfq, 0 vs 7, non-rotational: $1 $2 KiB/s, ratio $r_w (want >= $MIN_RATIO), $3 expiries (want >= $MIN_EXP), no_more $w_nm % (want <= 20): $(cat /tmp/29-mix); block layer: $5 issues per run (want >= 10)"
+w_n=$3 w_run=$5
 
 cleanup
 trap - EXIT
 check_dmesg
 [ "$sym_n" -ge "$MIN_EXP" ] || fail "4 vs 4 non-rotational: only $sym_n expiries in $RUNTIME s"
 [ "$sym_nm" -ge 80 ] || fail "bfq idles for equal seeky readers: no_more only $sym_nm %"
+awk -v a="$sym_run" -v b="$rot_run" -v c="$w_run" 'BEGIN { exit !(a <= 2 && b >= 10 && c >= 10) }' ||
+	fail "the block layer's issues per run disagree: $sym_run without idling, $rot_run and $w_run with it"
 [ "$rot_n" -ge "$MIN_EXP" ] || fail "4 vs 4 rotational: only $rot_n expiries in $RUNTIME s"
 [ "$rot_nm" -le 20 ] || fail "bfq does not idle on a rotational device: no_more $rot_nm %"
 [ "$w_n" -ge "$MIN_EXP" ] || fail "0 vs 7: only $w_n expiries in $RUNTIME s"
