@@ -315,8 +315,10 @@ cg_readers_stop() {
 	[ -n "$CG_PIDS" ] || return 0
 	# shellcheck disable=SC2086
 	kill -TERM $CG_PIDS 2>/dev/null
+	# the watchdog's output away from ours: a "$(...)" around the caller
+	# would wait for its sleep to close the pipe, 20 s every time
 	# shellcheck disable=SC2016,SC2086
-	sh -c 'sleep 20; kill -9 "$@"' sh $CG_PIDS 2>/dev/null &
+	sh -c 'sleep 20; kill -9 "$@"' sh $CG_PIDS > /dev/null 2>&1 &
 	_wd=$!
 	# shellcheck disable=SC2086
 	wait $CG_PIDS 2>/dev/null
