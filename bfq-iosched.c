@@ -47,6 +47,16 @@
 #define BFQ_RATE_SHIFT		16
 /* A request this far from the previous one's end is a seek. */
 #define BFQ_SEEK_SECTORS	1024
+/*
+ * low_latency: a sync queue that was idle this long (or is new) gets a
+ * boost worth BFQ_BOOST_MS of the device's peak rate, for at most
+ * BFQ_BOOST_TIME; its budgets may shrink to what it uses, not below
+ * BFQ_LL_MIN_BUDGET.
+ */
+#define BFQ_BOOST_IDLE		(2 * HZ)
+#define BFQ_BOOST_MS		250
+#define BFQ_BOOST_TIME		(2 * HZ)
+#define BFQ_LL_MIN_BUDGET	64
 
 /*
  * Where a request is, kept in the low bits of rq->elv.priv[1]; above them,
@@ -166,17 +176,31 @@ static void bfq_rate_completed(struct bfq_data *bfqd, unsigned int sectors)
 	bfqd->rate_seeks = 0;
 }
 
-/* The 2008 feedback: the budget of the queue's next turn. */
+/*
+ * The 2008 feedback: the budget of the queue's next turn.  A preempted
+ * queue keeps what it had left, so that its finish time does not move.
+ * With low_latency a queue that ran dry gets what it used: small requests
+ * now and then make short turns, which B-WF2Q+ can slot in early, instead
+ * of being stamped as if they would use half the maximum.
+ */
 static unsigned int bfq_next_budget(struct bfq_data *bfqd,
 				    struct bfq_queue *bfqq,
 				    enum bfq_expiry reason)
 {
 	unsigned int budget = bfqq->entity.budget;
+	unsigned int used = bfqq->entity.service;
 
 	if (!bfqq->sync)
-		return bfq_max_budget(bfqd);
+		return reason == BFQ_EXP_PREEMPTED && used < budget ?
+		       budget - used : bfq_max_budget(bfqd);
+	if (reason == BFQ_EXP_PREEMPTED && used < budget)
+		return budget - used;
+	if (bfqd->low_latency &&
+	    (reason == BFQ_EXP_TOO_IDLE || reason == BFQ_EXP_NO_MORE))
+		return min(max(used, BFQ_LL_MIN_BUDGET), bfq_max_budget(bfqd));
 	switch (reason) {
 	case BFQ_EXP_EXHAUSTED:
+	case BFQ_EXP_PREEMPTED:
 		return min(budget + BFQ_BUDGET_GROW, bfq_max_budget(bfqd));
 	case BFQ_EXP_TIMEOUT:
 		return bfq_default_budget(bfqd);
@@ -269,7 +293,8 @@ static bool bfq_keep_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 				enum bfq_expiry reason)
 {
 	/* not a turn of one request (grace), nor one that never dispatched */
-	if (reason != BFQ_EXP_TIMEOUT && reason != BFQ_EXP_EXHAUSTED)
+	if (reason != BFQ_EXP_TIMEOUT && reason != BFQ_EXP_EXHAUSTED &&
+	    reason != BFQ_EXP_PREEMPTED)
 		return false;
 	return bfqq->sync && bfqq->dispatched && bfqq->turn_rqs &&
 	       bfqd->slice_idle_ns && bfq_worth_idling(bfqd, bfqq);
@@ -284,8 +309,12 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	u64 elapsed = bfqq->turn_start_ns ? now - bfqq->turn_start_ns : 0;
 
 	lockdep_assert_held(&bfqd->lock);
-	/* slow or async queues pay in time: charge them the whole budget */
-	if ((reason == BFQ_EXP_TIMEOUT || !bfqq->sync) && served < e->budget)
+	/*
+	 * Slow or async queues pay in time: charge them the whole budget.
+	 * A preempted queue pays only for what it got.
+	 */
+	if ((reason == BFQ_EXP_TIMEOUT || !bfqq->sync) &&
+	    reason != BFQ_EXP_PREEMPTED && served < e->budget)
 		bfq_served(e, e->budget - served);
 	bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
 	bfqq->expiries[reason]++;
@@ -465,6 +494,78 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 	return rq;
 }
 
+static void bfq_boost_end(struct bfq_queue *bfqq)
+{
+	bfqq->boost = BFQ_BOOST_NONE;
+	bfqq->boost_left = 0;
+	/* the weight falls back when the queue next goes on a tree */
+	bfqq->entity.boosted = false;
+	trace_bfq_boost(bfqq);
+}
+
+/* A boost lasts for so much service, or so long, whichever ends first. */
+static bool bfq_boost_over(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	return !bfqd->low_latency || !bfqq->boost_left ||
+	       time_after32((u32)jiffies, bfqq->boost_since + BFQ_BOOST_TIME);
+}
+
+/*
+ * A sync queue becomes backlogged.  If its process is new on the device,
+ * or back after a long pause, someone probably waits for what it reads
+ * (a program starting, a file opened): boost it for as much service as
+ * the device gives in BFQ_BOOST_MS.  A stream uses that up quickly and
+ * goes back to its weight.
+ */
+static void bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	u64 left = BFQ_START_MAX_BUDGET;
+
+	if (bfqq->boost != BFQ_BOOST_NONE && bfq_boost_over(bfqd, bfqq))
+		bfq_boost_end(bfqq);
+	if (!bfqd->low_latency || !bfqq->sync || bfqq->abandoned ||
+	    bfqq->boost != BFQ_BOOST_NONE || bfqq->dispatched ||
+	    (bfqq->total_served &&
+	     !time_after32((u32)jiffies, bfqq->idle_since + BFQ_BOOST_IDLE)))
+		return;
+	if (bfqd->peak_rate)
+		left = (bfqd->peak_rate * BFQ_BOOST_MS) >> BFQ_RATE_SHIFT;
+	bfqq->boost = BFQ_BOOST_INTERACTIVE;
+	bfqq->boost_since = jiffies;
+	bfqq->boost_left = clamp_t(u64, left, BFQ_MIN_AUTO_BUDGET,
+				   BFQ_MAX_BUDGET);
+	bfqq->entity.boosted = true;
+	bfqd->boosts++;
+	trace_bfq_boost(bfqq);
+}
+
+/* Charge a dispatch to the queue's boost. */
+static void bfq_boost_used(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			   unsigned int sectors)
+{
+	if (bfqq->boost == BFQ_BOOST_NONE)
+		return;
+	bfqq->boost_left -= min(sectors, bfqq->boost_left);
+	if (bfq_boost_over(bfqd, bfqq))
+		bfq_boost_end(bfqq);
+}
+
+/*
+ * low_latency: a sync queue just activated takes the device from the
+ * queue in service, at once rather than at the end of that queue's turn,
+ * if B-WF2Q+ would have picked it first.  Only a boost gives a queue the
+ * small finish time for that, and a boosted queue in service keeps the
+ * device.  The queue preempted keeps its place (bfq_next_budget).
+ */
+static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	struct bfq_queue *cur = bfqd->in_service;
+
+	return bfqd->low_latency && bfqq->sync && cur && cur != bfqq &&
+	       !cur->entity.boosted &&
+	       bfq_comes_first(&bfqq->entity, &cur->entity);
+}
+
 static void bfq_remove_rq(struct bfq_data *bfqd, struct request *rq)
 {
 	struct request_queue *q = bfqd->queue;
@@ -525,6 +626,7 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 	for (bfqg = bfqq->bfqg; bfqg; bfqg = bfqg->parent)
 		WRITE_ONCE(bfqg->sectors, bfqg->sectors + blk_rq_sectors(rq));
 	bfq_served(&bfqq->entity, blk_rq_sectors(rq));
+	bfq_boost_used(bfqd, bfqq, blk_rq_sectors(rq));
 	bfqd->last_pos = blk_rq_pos(rq) + blk_rq_sectors(rq);
 	trace_bfq_dispatch(bfqq, rq);
 
@@ -693,7 +795,10 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 	if (!bfqq->entity.active) {
 		bfqq->entity.budget = max(bfqq->next_budget,
 					  blk_rq_sectors(rq));
+		bfq_boost_start(bfqd, bfqq);
 		bfq_activate(&bfqq->entity);
+		if (bfq_preempts(bfqd, bfqq))
+			bfq_expire(bfqd, BFQ_EXP_PREEMPTED, ktime_get_ns());
 	} else if (bfqq == bfqd->in_service && bfqd->waiting) {
 		/* the request we idled for */
 		WRITE_ONCE(bfqd->waiting, false);
@@ -1014,6 +1119,7 @@ static int bfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	bfqd->fifo_expire_ns[0] = 250 * NSEC_PER_MSEC;
 	bfqd->back_seek_max = 16384;
 	bfqd->back_seek_penalty = 2;
+	bfqd->low_latency = true;
 	/* shared by whoever could not get a queue: no idling for it */
 	bfq_init_queue(bfqd, &bfqd->oom_bfqq, NULL, false, 0,
 		       IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, IOPRIO_BE_NORM));
@@ -1103,6 +1209,7 @@ BFQ_ATTR(fifo_expire_sync, fifo_expire_ns[1], NSEC_PER_MSEC, 1, 60000)
 BFQ_ATTR(fifo_expire_async, fifo_expire_ns[0], NSEC_PER_MSEC, 1, 60000)
 BFQ_ATTR(back_seek_max, back_seek_max, 1, 0, 1048576)
 BFQ_ATTR(back_seek_penalty, back_seek_penalty, 1, 1, 1000)
+BFQ_ATTR(low_latency, low_latency, 1, 0, 1)
 
 #define BFQ_ATTR_ENTRY(name) \
 	__ATTR(name, 0644, bfq_##name##_show, bfq_##name##_store)
@@ -1118,6 +1225,7 @@ static struct elv_fs_entry bfq_attrs[] = {
 	BFQ_ATTR_ENTRY(fifo_expire_async),
 	BFQ_ATTR_ENTRY(back_seek_max),
 	BFQ_ATTR_ENTRY(back_seek_penalty),
+	BFQ_ATTR_ENTRY(low_latency),
 	__ATTR_NULL
 };
 
@@ -1141,13 +1249,19 @@ static int bfq_queues_show(void *data, struct seq_file *m)
 			   bfq_class_names[e->class], e->weight, e->budget,
 			   bfqq->next_budget, bfqq->total_served,
 			   bfqq->queued, bfqq->dispatched);
-		seq_printf(m, " exhausted=%lu timeout=%lu too_idle=%lu no_more=%lu async_rq=%lu grace=%lu%s\n",
+		seq_printf(m, " exhausted=%lu timeout=%lu too_idle=%lu no_more=%lu async_rq=%lu grace=%lu preempted=%lu",
 			   bfqq->expiries[BFQ_EXP_EXHAUSTED],
 			   bfqq->expiries[BFQ_EXP_TIMEOUT],
 			   bfqq->expiries[BFQ_EXP_TOO_IDLE],
 			   bfqq->expiries[BFQ_EXP_NO_MORE],
 			   bfqq->expiries[BFQ_EXP_ASYNC_RQ],
 			   bfqq->expiries[BFQ_EXP_GRACE],
+			   bfqq->expiries[BFQ_EXP_PREEMPTED]);
+		seq_printf(m, " boost=%s boost_ms=%u boost_left=%u%s\n",
+			   bfqq->boost ? "interactive" : "none",
+			   bfqq->boost ? jiffies_to_msecs((u32)jiffies -
+							  bfqq->boost_since) : 0,
+			   bfqq->boost_left,
 			   bfqq == bfqd->in_service ? " in_service" : "");
 	}
 	spin_unlock_irq(&bfqd->lock);
@@ -1167,13 +1281,15 @@ static int bfq_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "auto_max_budget=%s\n", bfqd->max_budget ? "no" : "yes");
 	seq_printf(m, "queued=%u\nin_driver=%u\n", bfqd->queued,
 		   bfqd->in_driver);
-	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\ngrace=%lu\n",
+	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\ngrace=%lu\npreempted=%lu\n",
 		   bfqd->total_expiries[BFQ_EXP_EXHAUSTED],
 		   bfqd->total_expiries[BFQ_EXP_TIMEOUT],
 		   bfqd->total_expiries[BFQ_EXP_TOO_IDLE],
 		   bfqd->total_expiries[BFQ_EXP_NO_MORE],
 		   bfqd->total_expiries[BFQ_EXP_ASYNC_RQ],
-		   bfqd->total_expiries[BFQ_EXP_GRACE]);
+		   bfqd->total_expiries[BFQ_EXP_GRACE],
+		   bfqd->total_expiries[BFQ_EXP_PREEMPTED]);
+	seq_printf(m, "boosts=%lu\n", bfqd->boosts);
 	spin_unlock_irq(&bfqd->lock);
 	return 0;
 }

@@ -133,7 +133,7 @@ void bfq_sched_init(struct bfq_sched_data *sd)
 }
 
 /*
- * Apply a pending weight or class change; the entity is on no tree.
+ * Apply a pending weight, class or boost change; the entity is on no tree.
  * Returns true if the class changed, so the old stamps mean nothing.
  */
 static bool apply_prio(struct bfq_entity *e)
@@ -143,7 +143,7 @@ static bool apply_prio(struct bfq_entity *e)
 	if (e->active)
 		st_sub(e);
 	e->class = e->new_class;
-	e->weight = e->new_weight;
+	e->weight = e->new_weight * (e->boosted ? BFQ_BOOST_FACTOR : 1);
 	if (e->active)
 		st_add(e);
 	return moved;
@@ -380,4 +380,17 @@ bool bfq_symmetric(struct bfq_entity *e)
 		if (i != e->class && !RB_EMPTY_ROOT(&e->sd->st[i].active))
 			return false;
 	return st->wsum * st->wsum == st->nr * st->wsq;
+}
+
+/*
+ * Whether @e, just activated, would be picked before @cur, the entity in
+ * service at the same level, had @cur been requeued with its stamps: a
+ * higher class, or eligible with an earlier finish time.
+ */
+bool bfq_comes_first(struct bfq_entity *e, struct bfq_entity *cur)
+{
+	if (e->sd != cur->sd || e->class != cur->class)
+		return e->sd == cur->sd && e->class < cur->class;
+	return !vt_after(e->start, entity_st(e)->vtime) &&
+	       vt_after(cur->finish, e->finish);
 }

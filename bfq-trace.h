@@ -26,6 +26,9 @@ TRACE_DEFINE_ENUM(BFQ_EXP_TOO_IDLE);
 TRACE_DEFINE_ENUM(BFQ_EXP_NO_MORE);
 TRACE_DEFINE_ENUM(BFQ_EXP_ASYNC_RQ);
 TRACE_DEFINE_ENUM(BFQ_EXP_GRACE);
+TRACE_DEFINE_ENUM(BFQ_EXP_PREEMPTED);
+TRACE_DEFINE_ENUM(BFQ_BOOST_NONE);
+TRACE_DEFINE_ENUM(BFQ_BOOST_INTERACTIVE);
 
 #define bfq_trace_class(c)					\
 	__print_symbolic(c, { BFQ_CLASS_RT, "rt" },		\
@@ -38,7 +41,12 @@ TRACE_DEFINE_ENUM(BFQ_EXP_GRACE);
 			 { BFQ_EXP_TOO_IDLE, "too_idle" },	\
 			 { BFQ_EXP_NO_MORE, "no_more" },	\
 			 { BFQ_EXP_ASYNC_RQ, "async_rq" },	\
-			 { BFQ_EXP_GRACE, "grace" })
+			 { BFQ_EXP_GRACE, "grace" },		\
+			 { BFQ_EXP_PREEMPTED, "preempted" })
+
+#define bfq_trace_boost(b)					\
+	__print_symbolic(b, { BFQ_BOOST_NONE, "none" },		\
+			 { BFQ_BOOST_INTERACTIVE, "interactive" })
 
 /* A queue is selected for service with this budget. */
 TRACE_EVENT(bfq_budget,
@@ -121,6 +129,30 @@ TRACE_EVENT(bfq_dispatch,
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
 		  __entry->cgroup,
 		  (unsigned long long)__entry->sector, __entry->nr_sectors)
+);
+
+/* A queue's boost starts (with the service it may get) or ends. */
+TRACE_EVENT(bfq_boost,
+	TP_PROTO(struct bfq_queue *bfqq),
+	TP_ARGS(bfqq),
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(pid_t, pid)
+		__field(u64, cgroup)
+		__field(int, boost)
+		__field(unsigned int, left)
+	),
+	TP_fast_assign(
+		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
+		__entry->pid = bfqq->pid;
+		__entry->cgroup = bfq_queue_cgroup_id(bfqq);
+		__entry->boost = bfqq->boost;
+		__entry->left = bfqq->boost_left;
+	),
+	TP_printk("dev=%d,%d pid=%d cgroup=%llu boost=%s left=%u",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
+		  __entry->cgroup, bfq_trace_boost(__entry->boost),
+		  __entry->left)
 );
 
 #endif /* _BFQ_TRACE_H */

@@ -36,8 +36,22 @@ enum bfq_expiry {
 	BFQ_EXP_NO_MORE,
 	BFQ_EXP_ASYNC_RQ,
 	BFQ_EXP_GRACE,
+	BFQ_EXP_PREEMPTED,
 	BFQ_NR_EXPIRY,
 };
+
+/*
+ * Why a queue is served ahead of its weight (low_latency): a process that
+ * starts doing I/O, or comes back after a long pause, is probably one a
+ * user waits for.
+ */
+enum bfq_boost {
+	BFQ_BOOST_NONE,
+	BFQ_BOOST_INTERACTIVE,
+};
+
+/* A boosted queue's weight is its own times this. */
+#define BFQ_BOOST_FACTOR	10
 
 struct bfq_sched_data;
 
@@ -59,6 +73,8 @@ struct bfq_entity {
 	unsigned int new_weight;	/* ioprio or weight changes wait here */
 	enum bfq_class new_class;	/* until the entity is off the trees */
 	bool active;			/* backlogged: counted in the weight sum */
+	bool boosted;			/* weight * BFQ_BOOST_FACTOR from the */
+					/* next time it goes on a tree */
 	struct bfq_entity *parent;	/* NULL at the device level */
 	struct bfq_sched_data *sd;	/* the level this entity belongs to */
 	struct bfq_sched_data *my_sd;	/* a group's children; NULL for queues */
@@ -130,6 +146,10 @@ struct bfq_queue {
 	sector_t last_end;		/* end of the last request queued */
 	u16 seeks;			/* 1 bits: far jumps, last 16 requests */
 
+	enum bfq_boost boost;
+	u32 boost_since;		/* jiffies: when the boost began */
+	unsigned int boost_left;	/* sectors it may still get boosted */
+
 	unsigned int next_budget;	/* the budget of the next turn */
 	unsigned int turn_rqs;		/* requests dispatched in this turn */
 	u64 turn_start_ns;		/* first dispatch of this turn, or 0 */
@@ -191,6 +211,7 @@ struct bfq_data {
 	unsigned int rate_seeks;	/* of them, far from the previous */
 	unsigned int auto_max_budget;
 	unsigned long total_expiries[BFQ_NR_EXPIRY];
+	unsigned long boosts;		/* started, for debugfs */
 
 	/* tunables, stored in the units the code uses */
 	unsigned int max_budget;	/* sectors, 0 = auto */
@@ -200,6 +221,7 @@ struct bfq_data {
 	u64 fifo_expire_ns[2];		/* [async, sync] */
 	unsigned int back_seek_max;	/* KiB */
 	unsigned int back_seek_penalty;
+	bool low_latency;
 };
 
 static inline struct bfq_queue *bfq_entity_queue(struct bfq_entity *e)
@@ -227,6 +249,7 @@ void bfq_deactivate(struct bfq_entity *e);
 void bfq_forget(struct bfq_entity *e);
 unsigned int bfq_share(struct bfq_entity *e);
 bool bfq_symmetric(struct bfq_entity *e);
+bool bfq_comes_first(struct bfq_entity *e, struct bfq_entity *cur);
 
 /* bfq-ioc.c: per-process queues */
 int bfq_slab_init(void);

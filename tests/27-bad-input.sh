@@ -26,7 +26,8 @@ slice_idle_us 0 1000000 8000
 fifo_expire_sync 1 60000 125
 fifo_expire_async 1 60000 250
 back_seek_max 0 1048576 16384
-back_seek_penalty 1 1000 2'
+back_seek_penalty 1 1000 2
+low_latency 0 1 1'
 
 
 echo "$TUNABLES" | while read -r name min max def; do

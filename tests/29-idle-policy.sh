@@ -47,7 +47,7 @@ pair() {
 	done
 	echo "$(fio_read_bw /tmp/29-0.t) $(fio_read_bw /tmp/29-1.t)"
 }
-REASONS='exhausted timeout too_idle no_more async_rq grace'
+REASONS='exhausted timeout too_idle no_more async_rq grace preempted'
 # expiries: the device's expiry counts by reason (REASONS order), bfq_stats
 expiries() {
 	awk -F= -v r="$REASONS" 'BEGIN { n = split(r, k, " ") } { v[$1] = $2 }

@@ -37,13 +37,15 @@ slice_idle_us 8000 0 1 500 1000000
 fifo_expire_sync 125 1 2 60000
 fifo_expire_async 250 1 2 60000
 back_seek_max 16384 0 1 1048576
-back_seek_penalty 2 1 1000'
+back_seek_penalty 2 1 1000
+low_latency 1 0 1'
 # the random range of each: max
 rmax() {
 	case $1 in
 	max_budget) echo 65536 ;; max_budget_async_rq) echo 64 ;;
 	timeout_*) echo 300 ;; slice_idle) echo 20 ;; slice_idle_us) echo 20000 ;;
 	fifo_expire_*) echo 500 ;; back_seek_max) echo 65536 ;; back_seek_penalty) echo 20 ;;
+	low_latency) echo 1 ;;
 	esac
 }
 NAMES=$(echo "$TUNABLES" | cut -d' ' -f1 | tr '\n' ' ')

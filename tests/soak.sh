@@ -140,7 +140,8 @@ slice_idle_us 0 1 500 8000
 fifo_expire_sync 1 2 60000 125
 fifo_expire_async 1 2 60000 250
 back_seek_max 0 1048576 16384
-back_seek_penalty 1 1000 2'
+back_seek_penalty 1 1000 2
+low_latency 0 1 1'
 NAMES=$(echo "$TUN" | cut -d' ' -f1 | tr '\n' ' ')
 tune_b() {
 	set -- $NAMES; shift $((RANDOM % $#)); name=$1
@@ -242,7 +243,7 @@ echo "$TUN" | while read -r name _; do
 	case $name in
 	max_budget) v=0 ;; max_budget_async_rq) v=4 ;; timeout_sync) v=125 ;; timeout_async) v=40 ;;
 	slice_idle) v=8 ;; slice_idle_us) v=8000 ;; fifo_expire_sync) v=125 ;; fifo_expire_async) v=250 ;;
-	back_seek_max) v=16384 ;; back_seek_penalty) v=2 ;;
+	back_seek_max) v=16384 ;; back_seek_penalty) v=2 ;; low_latency) v=1 ;;
 	esac
 	iosched $B $name $v
 done

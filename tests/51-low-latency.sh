@@ -1,0 +1,143 @@
+#!/bin/sh
+# where: guest
+# timeout: 240
+# low_latency: a program that starts reading while the device is busy is
+# served at once.  On the slow null_blk (2 ms a command, one at a time,
+# nr_requests 128) a "start-up" chain of CHAIN dependent 4 KiB random
+# reads (psync, one process) runs alone (the floor), then beside two
+# sequential streams (libaio, 64 KiB, QD8) started 3 s earlier:
+#  - low_latency=1 (the default): its mean latency within 2.5x the floor
+#    (each read may wait for the stream's command in the device, 2 ms);
+#    the block layer's view agrees: the median time from block_rq_insert
+#    to block_rq_issue of the chain's reads is under 3 ms (one command),
+#    and its first read (the preemption) waits at most 10 ms (a few
+#    commands);
+#    bfq_stats counts the boosts started (>= 3: the streams' and the
+#    chain's), and bfq_queues shows that after 3 s neither stream is
+#    boosted any more (their boosts end by service or by time);
+#  - low_latency=0 (the 2008 design): no boost and no preemption, and the
+#    chain waits for whole turns of the streams: >= 4x the low_latency
+#    mean;
+#  - mq-deadline, the reference: the chain queues behind the streams'
+#    requests; ours must stay under half its mean.
+. "$(dirname "$0")/lib.sh"
+DEV=nullb0
+CHAIN=50
+OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
+
+cleanup() {
+	for _p in $(pidof fio); do kill -9 "$_p"; done
+	echo 0 > $TRACEFS/events/block/block_rq_insert/enable
+	echo 0 > $TRACEFS/events/block/block_rq_issue/enable
+	echo "$OLD_CLOCK" > $TRACEFS/trace_clock
+	sched_away bfq
+	nullb_unload
+	unload_bfq
+} > /dev/null 2>&1
+trap cleanup EXIT
+
+# chain: the chain's mean latency in us (fio terse field 40)
+chain() {
+	fio --minimal --terse-version=3 --name=chain --filename=/dev/$DEV \
+		--rw=randread --bs=4k --direct=1 --ioengine=psync \
+		--offset=2g --size=1g --number_ios=$CHAIN --randrepeat=0 \
+		> /tmp/51-chain.t 2>&1
+	[ "$(fio_err /tmp/51-chain.t)" = 0 ] || { echo "chain: $(head -c 200 /tmp/51-chain.t)"; return 1; }
+	fio_field /tmp/51-chain.t "" 40 | cut -d. -f1
+}
+# loaded: the chain's mean latency beside the two streams; the block
+# layer's insert and issue events of the run are left in /tmp/51.trace
+loaded() {
+	fio --name=s0 --filename=/dev/$DEV --rw=read --bs=64k --direct=1 \
+		--ioengine=libaio --iodepth=8 --offset=0 --size=1g \
+		--time_based --runtime=60 > /dev/null 2>&1 &
+	fio --name=s1 --filename=/dev/$DEV --rw=read --bs=64k --direct=1 \
+		--ioengine=libaio --iodepth=8 --offset=1g --size=1g \
+		--time_based --runtime=60 > /dev/null 2>&1 &
+	sleep 3
+	# the streams' queues, still boosted or not, before the chain starts
+	_q=/sys/kernel/debug/block/$DEV/sched/bfq_queues
+	[ ! -f $_q ] || grep -c 'boost=interactive' $_q > /tmp/51-open
+	echo > $TRACEFS/trace
+	echo 1 > $TRACEFS/events/block/block_rq_insert/enable &&
+		echo 1 > $TRACEFS/events/block/block_rq_issue/enable &&
+		echo 1 > $TRACEFS/tracing_on || { echo "cannot trace"; return 1; }
+	_m=$(chain) || { echo "$_m"; return 1; }
+	echo 0 > $TRACEFS/events/block/block_rq_insert/enable
+	echo 0 > $TRACEFS/events/block/block_rq_issue/enable
+	cat $TRACEFS/trace > /tmp/51.trace
+	for _p in $(pidof fio); do kill "$_p"; done
+	wait
+	echo "$_m"
+}
+# wait_ms: the median insert-to-issue time of the chain's reads, and that
+# of its first read, in ms
+wait_ms() {
+	awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
+		{ for (i = 2; i <= NF; i++) if ($i ~ /^block_rq_(insert|issue):$/) break }
+		i > NF || $(i + 1) != devt { next }
+		{ t = $(i - 1); sub(/:$/, "", t)
+		  for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
+		  if ($j + 0 < 4194304) next }
+		$i == "block_rq_insert:" { ins[$j] = t; next }
+		$j in ins { w[n++] = (t - ins[$j]) * 1000; delete ins[$j] }
+		END { if (!n) { print "none none"; exit }
+		      f = w[0]
+		      for (a = 0; a < n; a++) for (b = a + 1; b < n; b++)
+			if (w[b] < w[a]) { x = w[a]; w[a] = w[b]; w[b] = x }
+		      printf "%.2f %.2f\n", w[int(n / 2)], f }' /tmp/51.trace
+}
+bstat() { sed -n "s/^$1=//p" /sys/kernel/debug/block/$DEV/sched/bfq_stats; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+
+load_bfq || fail "insmod failed"
+nullb_load "$NULLB_SLOW" || fail "null_blk"
+# sched NAME: select it and let the backlog sit in the scheduler
+sched() {
+	set_sched $DEV "$1" && echo 128 > /sys/block/$DEV/queue/nr_requests
+}
+echo global > $TRACEFS/trace_clock || fail "cannot set the global trace clock"
+
+sched mq-deadline || fail "mq-deadline"
+idle=$(chain) || fail "idle chain: $idle"
+dl=$(loaded) || fail "mq-deadline: $dl"
+set -- $(wait_ms)
+log "floor (idle device): $idle us per read; mq-deadline, loaded: $dl us, median wait $1 ms, first $2 ms"
+
+sched bfq || fail "bfq"
+IOS=/sys/block/$DEV/queue/iosched
+[ "$(cat $IOS/low_latency)" = 1 ] || fail "low_latency is not 1 by default"
+b0=$(bstat boosts) p0=$(bstat preempted)
+ll=$(loaded) || fail "bfq: $ll"
+set -- $(wait_ms)
+ll_wait=$1 ll_first=$2
+b1=$(bstat boosts) p1=$(bstat preempted)
+open=$(cat /tmp/51-open)
+log "bfq low_latency=1: $ll us ($(ratio "$ll" "$idle") x floor, $(ratio "$ll" "$dl") x mq-deadline), median wait $ll_wait ms, first $ll_first ms, $((b1 - b0)) boosts, $((p1 - p0)) preemptions; after 3 s the streams had $open boosts left"
+
+echo 0 > $IOS/low_latency || fail "cannot write low_latency"
+boosts=$((b1 - b0))
+b0=$(bstat boosts) p0=$(bstat preempted)
+off=$(loaded) || fail "bfq low_latency=0: $off"
+set -- $(wait_ms)
+b1n=$(bstat boosts) p1n=$(bstat preempted)
+log "bfq low_latency=0: $off us ($(ratio "$off" "$ll") x low_latency=1), median wait $1 ms, first $2 ms, $((b1n - b0)) boosts, $((p1n - p0)) preemptions"
+
+cleanup
+trap - EXIT
+check_dmesg
+awk -v a="$ll" -v b="$idle" 'BEGIN { exit !(a <= 2.5 * b) }' ||
+	fail "low_latency=1: $ll us, over 2.5x the floor ($idle us)"
+awk -v w="$ll_wait" 'BEGIN { exit !(w != "none" && w <= 3) }' ||
+	fail "low_latency=1: the block layer shows a median wait of $ll_wait ms"
+awk -v w="$ll_first" 'BEGIN { exit !(w != "none" && w <= 10) }' ||
+	fail "low_latency=1: the chain's first read waited $ll_first ms"
+[ "$boosts" -ge 3 ] || fail "low_latency=1: only $boosts boosts"
+[ "$open" = 0 ] || fail "low_latency=1: $open streams still boosted after 3 s"
+[ $((b1n - b0)) = 0 ] && [ $((p1n - p0)) = 0 ] ||
+	fail "low_latency=0: $((b1n - b0)) boosts and $((p1n - p0)) preemptions"
+awk -v a="$off" -v b="$ll" 'BEGIN { exit !(a >= 4 * b) }' ||
+	fail "low_latency=0 is only $(ratio "$off" "$ll") x low_latency=1: the test cannot tell them apart"
+awk -v a="$ll" -v b="$dl" 'BEGIN { exit !(a <= 0.5 * b) }' ||
+	fail "low_latency=1: $ll us, over half of mq-deadline's $dl us"
+log "low latency ok"
