@@ -553,9 +553,10 @@ static void bfq_boost_used(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 /*
  * low_latency: a sync queue just activated takes the device from the
  * queue in service, at once rather than at the end of that queue's turn,
- * if B-WF2Q+ would have picked it first.  Only a boost gives a queue the
- * small finish time for that, and a boosted queue in service keeps the
- * device.  The queue preempted keeps its place (bfq_next_budget).
+ * if B-WF2Q+ would have picked it first: a higher class, or, in practice
+ * only with a boost, an earlier finish time.  A boosted queue in service
+ * keeps the device.  The queue preempted keeps its place
+ * (bfq_next_budget).
  */
 static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {

@@ -8,8 +8,8 @@
 # bfq runs twice.  At the defaults (what users get) the tolerance on a's
 # share is 10 % plus one max_budget in use over a's ideal bytes (lib.sh
 # lag_tol): with the auto budget A gets only a dozen or so turns in the
-# window.  Then with max_budget fixed at 1024 sectors (16 requests), where
-# A gets dozens of turns and 10 % holds alone.
+# window.  Then with low_latency 0 and max_budget 1024 sectors (16
+# requests), where A gets dozens of turns and 10 % holds alone.
 . "$(dirname "$0")/lib.sh"
 
 A=t30a B=t30b
@@ -22,6 +22,8 @@ measure() {
 	set_sched nullb0 "$1" || return 1
 	echo 128 > /sys/block/nullb0/queue/nr_requests || return 1
 	[ -z "${2:-}" ] || iosched nullb0 max_budget "$2" || return 1
+	# the tuned run is also the 2008 design's (no low-latency boosts)
+	[ -z "${2:-}" ] || iosched nullb0 low_latency 0 || return 1
 	cg_reader $A nullb0 0
 	cg_reader $B nullb0 100g
 	cg_wait_io nullb0 rbytes $A $B || return 1

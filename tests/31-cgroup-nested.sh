@@ -8,7 +8,7 @@
 # the baseline.  bfq runs twice: at the defaults, where each share's
 # tolerance is 10 % plus one max_budget in use over its ideal bytes in the
 # window (lib.sh lag_tol; a1 gets only a dozen or so turns of the auto
-# budget), then with max_budget fixed at 1024 sectors so that a1, the
+# budget), then low_latency 0, max_budget 1024 sectors so that a1, the
 # smallest share, gets dozens of turns and 10 % holds alone.
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +22,8 @@ measure() {
 	set_sched nullb0 "$1" || return 1
 	echo 128 > /sys/block/nullb0/queue/nr_requests || return 1
 	[ -z "${2:-}" ] || iosched nullb0 max_budget "$2" || return 1
+	# the tuned run is also the 2008 design's (no low-latency boosts)
+	[ -z "${2:-}" ] || iosched nullb0 low_latency 0 || return 1
 	cg_reader $A1 nullb0 0
 	cg_reader $A2 nullb0 50g
 	cg_reader $B nullb0 100g

@@ -6,8 +6,8 @@
 # make nullb0's ratio b/a ~1 (0.9..1.1) while nullb1 keeps ~4 (3.6..4.4).
 # "MAJ:MIN default" drops the override again.  Measured first at the
 # defaults, where a's share may be off by 10 % plus one max_budget in use
-# over its ideal bytes (lib.sh lag_tol), then with max_budget 1024 (see
-# 30-cgroup-weights) against the ranges above.
+# over its ideal bytes (lib.sh lag_tol), then low_latency 0, max_budget
+# 1024 (see 30-cgroup-weights) against the ranges above.
 . "$(dirname "$0")/lib.sh"
 
 A=t32a B=t32b
@@ -69,6 +69,7 @@ d1=$(dev_ok "$1" "$2" 100 400 "$3"); ok1=$?
 log "defaults: nullb1 (a=100):      a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2"), $d1"
 for d in nullb0 nullb1; do
 	iosched $d max_budget 1024 || fail "max_budget on $d"
+	iosched $d low_latency 0 || fail "low_latency on $d"
 done
 
 res=$(measure nullb0) || fail "nullb0 run: $res"

@@ -11,7 +11,7 @@
 # dirty throttling and the flushers' tag waits, coarser than direct reads);
 # mq-deadline is the baseline (1.00-1.03).  bfq runs at the defaults
 # first, where a's share may be off by 20 % plus one max_budget in use
-# over its ideal bytes (lib.sh lag_tol), then with max_budget 1024.
+# over its ideal bytes (lib.sh lag_tol), then low_latency 0, max_budget 1024.
 # This needs bfq's async tag limits (limit_depth): without them the light
 # cgroup's flusher holds most scheduler tags, the heavy one's async queue
 # runs empty and the ratio falls to 1.0-1.6.  fio runs with invalidate=0
@@ -44,6 +44,8 @@ measure() {
 	set_sched $D "$1" || return 1
 	echo 128 > /sys/block/$D/queue/nr_requests || return 1
 	[ -z "${2:-}" ] || iosched $D max_budget "$2" || return 1
+	# the tuned run is also the 2008 design's (no low-latency boosts)
+	[ -z "${2:-}" ] || iosched $D low_latency 0 || return 1
 	exec 7< /dev/${D}1 8< /dev/${D}2
 	writer $A ${D}1
 	writer $B ${D}2

@@ -8,8 +8,9 @@
 # blkio.bfq.io_service_bytes (and checked against each reader's
 # read_bytes in /proc/PID/io): at the defaults a's share within 10 %
 # plus one max_budget in use over its ideal bytes (lib.sh lag_tol), then
-# with max_budget 1024 within 10 %; then a weight_device override of 100
-# for nullb0 in the heavier cgroup brings the ratio to 1:1 within 10 %.
+# with low_latency 0, max_budget 1024 within 10 %; then a weight_device
+# override of 100 for nullb0 in the heavier cgroup brings the ratio to 1:1
+# within 10 %.
 . "$(dirname "$0")/lib.sh"
 
 V1=/tmp/blkio
@@ -112,6 +113,7 @@ awk -v d="$d" -v t="$tol" 'BEGIN { exit !(d <= t) }' ||
 	share_fail "v1 at the defaults: a off its share by $d %, want <= $tol %"
 
 iosched nullb0 max_budget 1024 || fail "cannot set max_budget 1024"
+iosched nullb0 low_latency 0 || fail "cannot set low_latency 0"
 res=$(measure) || fail "run at 100:400: $res"
 set -- $res
 r=$(ratio "$1" "$2")
