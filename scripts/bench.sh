@@ -31,7 +31,7 @@ stamp=$(date -u +%Y-%m-%d-%H%M)
 t0=$(date +%s)
 
 if [ -z "${RESULTS:-}" ]; then
-	PERF=1 scripts/mkinitramfs.sh || exit 1
+	scripts/mkinitramfs.sh || exit 1
 	mkdir -p "$B/logs"
 	LOG=$B/logs/bench-$stamp.log
 	RESULTS=${LOG%.log}.results

@@ -9,8 +9,6 @@
 #   KO       our module (default ./bfq-iosched.ko)
 #   OUT      the image (default build/initramfs.cpio.gz; the staging tree
 #            is OUT without .cpio.gz)
-#   PERF=1   add perf (package linux-perf) and its libraries, for the
-#            profile of "make bench"; skipped with a note if it is missing
 # A kernel without a bfq.ko (IOSCHED_BFQ=n) gets no distro-bfq.ko: then
 # load_distro_bfq fails and what needs it must skip.)
 set -eu
@@ -52,18 +50,17 @@ copy_bin() {
 	done
 }
 copy_bin /usr/bin/fio
-# The users' tracing tools, for tests/13 (packages trace-cmd, blktrace),
-# and kmod's modprobe/depmod for tests/14 (busybox's stay the default).
+# The users' tracing tools, for tests/13 and the profile of "make bench"
+# (packages trace-cmd, blktrace, linux-perf), and kmod's modprobe/depmod
+# for tests/14 (busybox's stay the default).
 for b in /usr/bin/trace-cmd /usr/sbin/blktrace /usr/bin/blkparse /usr/bin/kmod; do
 	if [ -x "$b" ]; then copy_bin "$b"
 	else echo "  INITRAMFS note: no $b; tests/13, 14 skip what needs it"; fi
 done
-if [ "${PERF:-0}" = 1 ]; then
-	if [ -x /usr/bin/perf ] && /usr/bin/perf --version > /dev/null 2>&1; then
-		copy_bin /usr/bin/perf
-	else
-		echo "  INITRAMFS note: no working /usr/bin/perf (linux-perf); no profile in the guest"
-	fi
+if [ -x /usr/bin/perf ] && /usr/bin/perf --version > /dev/null 2>&1; then
+	copy_bin /usr/bin/perf
+else
+	echo "  INITRAMFS note: no working /usr/bin/perf (linux-perf); tests/13 and the bench profile skip it"
 fi
 
 # Distro modules and their dependencies, installed under the normal path so

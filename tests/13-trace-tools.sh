@@ -3,11 +3,12 @@
 # timeout: 120
 # The users' tools read our events: every print fmt in events/bfq/*/format
 # carries numbers, not our enum names (TRACE_DEFINE_ENUM), and Debian's
-# trace-cmd decodes class= and reason= from a recording; blktrace/blkparse
-# see an insert ("I") for every request bfq dispatches on vda, and the
-# tracefs event block_rq_insert fires for vda under bfq.  trace-cmd and
-# blktrace are copied into the guest when installed on the host (deps.sh);
-# without them those parts are skipped and the test says so.
+# trace-cmd and perf decode class= and reason= from a recording;
+# blktrace/blkparse see an insert ("I") for every request bfq dispatches on
+# vda, and the tracefs event block_rq_insert fires for vda under bfq.
+# trace-cmd, perf and blktrace are copied into the guest when installed on
+# the host (deps.sh); without them those parts are skipped and the test
+# says so.
 . "$(dirname "$0")/lib.sh"
 DEV=vda
 cleanup() {
@@ -75,7 +76,26 @@ else
 	log "SKIPPED PART: trace-cmd is not in the initramfs"
 fi
 
-# 4. blktrace/blkparse: an "I" for every "D" on vda
+# 4. perf decodes them too (it parses the same print fmt)
+if command -v perf > /dev/null; then
+	cd /tmp || fail "no /tmp"
+	perf record -q -a -e bfq:bfq_budget -e bfq:bfq_expire -o /tmp/t13.perf \
+		-- fio --name=t13 --filename=/dev/vda --rw=randread --bs=4k \
+			--size=4m --ioengine=psync --direct=1 > /tmp/t13.prec 2>&1 ||
+		fail "perf record failed: $(tail -n 1 /tmp/t13.prec)"
+	perf script -i /tmp/t13.perf > /tmp/t13.pscr 2> /tmp/t13.pscr.err ||
+		fail "perf script failed: $(tail -n 1 /tmp/t13.pscr.err)"
+	nb=$(grep -c 'bfq_budget:.* class=be ' /tmp/t13.pscr)
+	ne=$(grep -cE 'bfq_expire:.* reason=(exhausted|timeout|too_idle|no_more|async_rq|grace) ' /tmp/t13.pscr)
+	log "perf script: $nb bfq_budget with class=be, $ne bfq_expire with a reason name"
+	grep -m 1 'bfq_expire:' /tmp/t13.pscr
+	[ "$nb" -gt 0 ] || fail "perf shows no bfq_budget event with class=be"
+	[ "$ne" -gt 0 ] || fail "perf shows no bfq_expire event with a reason name"
+else
+	log "SKIPPED PART: perf is not in the initramfs"
+fi
+
+# 5. blktrace/blkparse: an "I" for every "D" on vda
 if command -v blktrace > /dev/null && command -v blkparse > /dev/null; then
 	cd /tmp || fail "no /tmp"
 	rm -f /tmp/t13bt.blktrace.*

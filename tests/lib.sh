@@ -412,13 +412,15 @@ TMUL=${TMUL:-1}
 # blk_events 1|0: trace block_rq_issue, _requeue and _complete (or stop).
 # Completions are traced first and last, so that no issue in the trace
 # lacks its completion.  Use the global trace clock: an issue and its
-# completion may be traced on different CPUs.
+# completion may be traced on different CPUs.  Turning them on also turns
+# tracing on: an earlier test may have left tracing_on at 0.
 blk_events() {
 	_l="block_rq_complete block_rq_requeue block_rq_issue"
 	[ "$1" = 1 ] || _l="block_rq_issue block_rq_requeue block_rq_complete"
 	for _e in $_l; do
 		echo "$1" > $TRACEFS/events/block/$_e/enable || return 1
 	done
+	[ "$1" = 0 ] || echo 1 > $TRACEFS/tracing_on
 }
 # blk_busy_rate DISK: from the traced block events of DISK, the sectors
 # completed per ms of time with a command in the device (the block layer's
