@@ -551,20 +551,25 @@ static void bfq_boost_used(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 }
 
 /*
- * low_latency: a sync queue just activated takes the device from the
- * queue in service, at once rather than at the end of that queue's turn,
- * if B-WF2Q+ would have picked it first: a higher class, or, in practice
- * only with a boost, an earlier finish time.  A boosted queue in service
- * keeps the device.  The queue preempted keeps its place
+ * low_latency: a boosted sync queue just activated takes the device from
+ * the queue in service, at once rather than at the end of that queue's
+ * turn, if B-WF2Q+ would have picked it first (a higher class, or an
+ * earlier finish time at the same level); so does a sync queue of a
+ * higher class.  Other queues wait for the turn to end: a switch costs a
+ * seek on a disk, and they are not the ones a user waits for.  A boosted
+ * queue in service keeps the device.  The queue preempted keeps its place
  * (bfq_next_budget).
  */
 static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	struct bfq_queue *cur = bfqd->in_service;
 
-	return bfqd->low_latency && bfqq->sync && cur && cur != bfqq &&
-	       !cur->entity.boosted &&
-	       bfq_comes_first(&bfqq->entity, &cur->entity);
+	if (!bfqd->low_latency || !bfqq->sync || !cur || cur == bfqq ||
+	    cur->entity.boosted)
+		return false;
+	if (!bfqq->entity.boosted && bfqq->entity.class >= cur->entity.class)
+		return false;
+	return bfq_comes_first(&bfqq->entity, &cur->entity);
 }
 
 static void bfq_remove_rq(struct bfq_data *bfqd, struct request *rq)

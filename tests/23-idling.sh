@@ -3,7 +3,9 @@
 # timeout: 100
 # Idling.  On a 2 ms, depth-1 null_blk a sync reader with 1 ms think time
 # (psync, 64 KiB, thinktime=1000 us) competes with a greedy sync reader;
-# max_budget=1024 (turns of 6..8 requests).
+# max_budget=1024 (turns of 6..8 requests), low_latency=0: the 2008
+# idling (with low_latency a new thinker is boosted and takes the device
+# from the greedy reader, and its budget shrinks to one request: test 51).
 #  - slice_idle=8: the scheduler waits through the think time, so the
 #    thinker keeps the device for whole budgets: its expiries are mostly
 #    exhausted/timeout, hardly any no_more, several requests per turn (a
@@ -41,6 +43,7 @@ nullb_load 'queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 subm
 load_bfq || fail "insmod $BFQ_KO failed"
 set_sched $DEV bfq || fail "cannot select bfq on $DEV"
 iosched $DEV max_budget 1024 || fail "cannot set max_budget"
+iosched $DEV low_latency 0 || fail "cannot set low_latency=0"
 echo 4096 > $TRACEFS/buffer_size_kb
 # issues traced on two CPUs must come out in the order they happened
 echo global > $TRACEFS/trace_clock || fail "cannot set the global trace clock"
