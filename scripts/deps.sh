@@ -66,7 +66,7 @@ else
 fi
 
 vers=$(dpkg-query -W -f='${Package} ${Version}\n' "linux-headers-$KVER" \
-	"linux-image-$KVER" linux-source-6.1 2>/dev/null)
+	"linux-image-$KVER" linux-source-6.1 2>/dev/null || true)
 v() { echo "$vers" | awk -v p="$1" '$1 == p { print $2 }'; }
 hv=$(v "linux-headers-$KVER"); sv=$(v linux-source-6.1)
 [ "${hv%-*}" = "${sv%-*}" ] || die "version mismatch: linux-headers-$KVER $hv, linux-source-6.1 $sv"
