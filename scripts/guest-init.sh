@@ -60,11 +60,11 @@ run_test() {
 	rm -f /tmp/timedout
 	BFQ_TEST=$1 BFQ_TEST_MARK=$mark setsid sh -o pipefail -c 'cd /tests && sh "$1" 2>&1 | tee "$2"' sh "$t" "$out" &
 	pid=$!
-	( sleep "$to"; echo 1 > /tmp/timedout; kill -KILL -"$pid" ) 2>/dev/null &
+	( sleep "$to"; echo 1 > /tmp/timedout; kill -KILL -"$pid"
+	  sleep 60; [ -f /tmp/ended.$seq ] || hung "$1" ) 2>/dev/null &
 	wd=$!
 	wait "$pid"
 	rc=$?
-	kill "$wd" 2>/dev/null
 	kill -KILL -"$pid" 2>/dev/null	# leftovers (e.g. background fio)
 	if [ -f /tmp/timedout ]; then
 		rc=124
@@ -96,6 +96,25 @@ run_test() {
 		nullb_unload; sdebug_unload; trace_off' 2>&1 | sed 's/^/cleanup: /'
 	echo "======== $1: rc=$rc"
 	res "RESULT $1 $rc $(echo "$why" | tr -d '\r' | cut -c1-200)"
+	touch /tmp/ended.$seq
+	kill "$wd" 2>/dev/null
+}
+
+# A test still not over a minute after its timeout's kill: a task in D
+# state (an I/O that never completes) survives SIGKILL, and so does a
+# cleanup that waits for it.  Say what is stuck, then end the run: the host
+# reports the remaining tests as lost instead of waiting for its own
+# timeout, the sum of all of them.
+hung() {
+	echo "bfq-guest: $1 hung; blocked tasks and block layer state:"
+	echo w > /proc/sysrq-trigger
+	dmesg | tail -n 200
+	for f in /sys/kernel/debug/block/*/sched/* /sys/kernel/debug/block/*/hctx*/busy \
+		/sys/kernel/debug/block/*/hctx*/dispatch /sys/kernel/debug/block/*/hctx*/sched_tags; do
+		[ -f "$f" ] && echo "$f: $(head -c 2000 "$f" 2>&1)"
+	done
+	res "RESULT $1 124 hung: still running 60 s after its timeout (blocked tasks on the console)"
+	poweroff -f
 }
 
 case "$mode" in

@@ -2,6 +2,8 @@
 # Boot /boot/vmlinuz-$KVER with build/initramfs.cpio.gz in QEMU.
 # Usage: scripts/guest.sh MODE [TEST,TEST...]     MODE: run | bench | check | shell
 # Env:   TIMEOUT  seconds before a hung guest is killed (default 180)
+#        STALL    seconds a test may run past its own timeout before the
+#                 guest is taken for locked up and killed (default 180)
 #        KVM=1    use /dev/kvm instead of TCG
 #        QUIET=1  don't copy the console to stdout (it always goes to the log)
 #        GUEST_LOG=path  console log name (default build/logs/MODE-TIME.log)
@@ -73,14 +75,39 @@ x | s)
 	;;
 esac
 
+# Each guest test starts with "======== NAME (timeout Ns)" on the console,
+# and the guest gives up on a test 60 s after killing it at N.  A console
+# still showing that line STALL s (default 180) after N is a guest locked
+# up: stop it now, not at TIMEOUT, which is the sum of all the tests.
+watch_progress() {
+	local last='' since=0 to='' line now
+	while sleep "${STALL_POLL:-5}"; do
+		line=$(grep -a '^======== ' "$LOG" | tail -n 1 | tr -d '\r')
+		now=$(date +%s)
+		if [ "$line" != "$last" ]; then
+			last=$line since=$now
+			to=$(echo "$line" | sed -n 's/.*(timeout \([0-9]*\)s)$/\1/p')
+		elif [ -n "$to" ] && [ $((now - since)) -gt $((to + ${STALL:-180})) ]; then
+			echo "guest: no progress $((now - since))s after '$line'; stopping QEMU" >&2
+			: > "$LOG.stalled"
+			kill "$1"
+			return
+		fi
+	done
+}
+
 start=$(date +%s)
-if [ "${QUIET:-0}" = 1 ]; then
-	timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null > "$LOG" 2>&1
-	rc=$?
-else
-	timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null 2>&1 | tee "$LOG"
-	rc=${PIPESTATUS[0]}	# timeout's 124, not tee's status
-fi
+rm -f "$LOG.stalled"
+timeout -k 5 "$TIMEOUT" "${qemu[@]}" < /dev/null > "$LOG" 2>&1 &
+qpid=$!
+[ "${QUIET:-0}" = 1 ] || { tail -n +1 -f --pid=$qpid "$LOG" & }
+watch_progress $qpid &
+wpid=$!
+wait $qpid
+rc=$?
+kill $wpid 2>/dev/null
+wait
+[ ! -e "$LOG.stalled" ] || rc=124
 echo "guest: $MODE took $(( $(date +%s) - start ))s, console log $LOG" >&2
 
 ending=0

@@ -7,7 +7,8 @@
 # hangs or dies after its last RESULT line (dmesg dump, sync, power-off)
 # must fail the run as "guest"; a splat on the console must fail it as
 # "kernel-log" also when the guest timed out; a guest that dies inside a
-# test fails that test.  Every output is TAP with a plan that prove
+# test fails that test, and one that locks up inside a test is stopped soon
+# after that test's timeout.  Every output is TAP with a plan that prove
 # accepts, and ends with the "P passed, F failed" line.
 . "$(dirname "$0")/lib.sh"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -35,6 +36,7 @@ for t in 50-alpha 51-beta; do
 		case $FAKE in
 		die-in-test) echo "Kernel panic - not syncing: fake"; exit 0 ;;
 		splat-in-test) echo "[    2.0] WARNING: CPU: 1 PID: 9 at fake.c:1 fake+0x0/0x9" ;;
+		hang-in-test) exec sleep 60 ;;
 		esac
 	fi
 	echo "======== $t: rc=0"
@@ -62,7 +64,8 @@ nrun=0
 run() {
 	sc=$1 want=$2; shift 2
 	FAKE=$sc QEMU=$W/qemu KERNEL=$W/kernel INITRD=$W/initrd DISK=$W/disk \
-		GUEST_LOCK=none GUEST_PREPARE=true HOST_TESTS=0 BOOT_SLACK=3 \
+		GUEST_LOCK=none GUEST_PREPARE=true HOST_TESTS=0 BOOT_SLACK=${SLACK:-3} \
+		STALL=${STALL:-180} STALL_POLL=1 \
 		LOG_PREFIX=$sc TOPDIR=$W T='' GUEST_LAST='' TMUL=1 APPEND='' SPLAT_EXTRA='' \
 		bash "$W/scripts/check.sh" \
 		> "$W/$sc.tap" 2> "$W/$sc.err"
@@ -100,4 +103,12 @@ run splat-hang "2 passed, 2 failed" '^not ok 3 - guest # timed out' \
 	'^not ok 4 - kernel-log # .*BUG: kernel NULL pointer'
 run splat-in-test "2 passed, 1 failed" '^not ok 3 - kernel-log # .*WARNING: CPU'
 run die-in-test "1 passed, 1 failed" '^not ok 2 - beta # guest died before this test finished'
+# a guest locked up in a test is stopped STALL s after that test's
+# timeout, long before the guest timeout (the sum of all tests + SLACK)
+t0=$(date +%s)
+SLACK=100 STALL=2
+run hang-in-test "1 passed, 1 failed" '^not ok 2 - beta # guest timed out before this test finished'
+SLACK=3 STALL=180
+[ $(($(date +%s) - t0)) -lt 30 ] || fail "hang-in-test: took $(($(date +%s) - t0)) s, the stall watch did not stop it"
+grep -q 'no progress' "$W/hang-in-test.err" || fail "hang-in-test: no 'no progress' line from guest.sh"
 log "runner: $nrun fake-guest scenarios reported as they should$(command -v prove > /dev/null && echo ', prove accepts each')"
