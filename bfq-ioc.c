@@ -121,6 +121,8 @@ void bfq_put_queue(struct bfq_queue *bfqq)
 	lockdep_assert_held(&bfqq->bfqd->lock);
 	if (--bfqq->ref)
 		return;
+	if (bfqq->boost != BFQ_BOOST_NONE)
+		bfq_boost_end(bfqq);
 	bfq_forget(&bfqq->entity);
 	list_del(&bfqq->all);
 	if (bfqq->bfqg)
@@ -177,6 +179,24 @@ static void bfq_abandon(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 }
 
 /*
+ * A process moved to another cgroup is not new there: its queue there
+ * takes over the old one's history and boost.
+ */
+static void bfq_moved(struct bfq_queue *bfqq, struct bfq_queue *old)
+{
+	bfqq->seen = old->seen;
+	bfqq->idle_since = old->idle_since;
+	bfqq->active_since = jiffies;
+	bfqq->boost = old->boost;
+	bfqq->boost_since = old->boost_since;
+	bfqq->boost_left = old->boost_left;
+	bfqq->entity.boosted = old->entity.boosted;
+	old->boost = BFQ_BOOST_NONE;
+	old->boost_left = 0;
+	old->entity.boosted = false;
+}
+
+/*
  * The queue of a request being inserted, with a reference for it.  When no
  * context or queue can be had, the request goes to the device's shared
  * fallback queue rather than fail.  A process that moved to another cgroup
@@ -186,7 +206,7 @@ struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_io_cq *bic = rq->elv.icq ? icq_to_bic(rq->elv.icq) : NULL;
 	struct bfq_group *bfqg = bfq_bio_group(bfqd, rq->bio);
-	struct bfq_queue **slot, *bfqq;
+	struct bfq_queue **slot, *bfqq, *moved = NULL;
 	int prio;
 
 	lockdep_assert_held(&bfqd->lock);
@@ -198,8 +218,9 @@ struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
 	if (rq_is_sync(rq)) {
 		slot = &bic->sync_bfqq;
 		if (*slot && (*slot)->bfqg != bfqg) {
-			bfq_abandon(bfqd, *slot);
-			bfq_put_queue(*slot);
+			/* keep the slot's reference until bfq_moved() */
+			moved = *slot;
+			bfq_abandon(bfqd, moved);
 			*slot = NULL;
 		}
 	} else {
@@ -214,10 +235,14 @@ struct bfq_queue *bfq_rq_queue(struct bfq_data *bfqd, struct request *rq)
 			goto out;
 		}
 		*slot = bfqq;	/* the reference bfq_new_queue returned */
+		if (moved)
+			bfq_moved(bfqq, moved);
 	}
 	if (bfqq->sync)
 		bfq_set_prio(bfqq, prio);
 out:
+	if (moved)
+		bfq_put_queue(moved);
 	bfq_get_queue(bfqq);
 	return bfqq;
 }

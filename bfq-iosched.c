@@ -47,6 +47,9 @@
 #define BFQ_RATE_SHIFT		16
 /* A request this far from the previous one's end is a seek. */
 #define BFQ_SEEK_SECTORS	1024
+/* A device that took this many commands at once queues them itself. */
+#define BFQ_QUEUEING_DEPTH	4
+#define BFQ_QUEUEING_SAMPLES	32
 /*
  * low_latency: a sync queue that was idle this long (or is new) gets a
  * boost worth BFQ_BOOST_MS of the device's peak rate, for at most
@@ -57,6 +60,14 @@
 #define BFQ_BOOST_MS		250
 #define BFQ_BOOST_TIME		(2 * HZ)
 #define BFQ_LL_MIN_BUDGET	64
+/*
+ * Processes new on the device within BFQ_BURST_GAP of each other form a
+ * burst; only the first BFQ_BURST_MAX of a burst are boosted.
+ */
+#define BFQ_BURST_GAP		(HZ / 5)
+#define BFQ_BURST_MAX		8
+/* Soft real-time: served at most this part of its share. */
+#define BFQ_SOFT_RT_PART	4
 
 /*
  * Where a request is, kept in the low bits of rq->elv.priv[1]; above them,
@@ -177,24 +188,22 @@ static void bfq_rate_completed(struct bfq_data *bfqd, unsigned int sectors)
 }
 
 /*
- * The 2008 feedback: the budget of the queue's next turn.  A preempted
- * queue keeps what it had left, so that its finish time does not move.
- * With low_latency a queue that ran dry gets what it used: small requests
- * now and then make short turns, which B-WF2Q+ can slot in early, instead
- * of being stamped as if they would use half the maximum.
+ * The 2008 feedback: the budget of the queue's next turn, from the one it
+ * was given (the turn resumed after a preemption ran on what was left of
+ * it) and how this turn ended.  With low_latency a queue that ran dry
+ * gets what it used: small requests now and then make short turns, which
+ * B-WF2Q+ can slot in early, instead of being stamped as if they would
+ * use half the maximum.
  */
 static unsigned int bfq_next_budget(struct bfq_data *bfqd,
 				    struct bfq_queue *bfqq,
 				    enum bfq_expiry reason)
 {
-	unsigned int budget = bfqq->entity.budget;
+	unsigned int budget = max(bfqq->entity.budget, bfqq->next_budget);
 	unsigned int used = bfqq->entity.service;
 
 	if (!bfqq->sync)
-		return reason == BFQ_EXP_PREEMPTED && used < budget ?
-		       budget - used : bfq_max_budget(bfqd);
-	if (reason == BFQ_EXP_PREEMPTED && used < budget)
-		return budget - used;
+		return bfq_max_budget(bfqd);
 	if (bfqd->low_latency &&
 	    (reason == BFQ_EXP_TOO_IDLE || reason == BFQ_EXP_NO_MORE))
 		return min(max(used, BFQ_LL_MIN_BUDGET), bfq_max_budget(bfqd));
@@ -265,20 +274,26 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
 
 /*
  * Whether the sync queue in service, now empty, is worth waiting for.
- * The 2008 scheduler always waits: on a disk the head stays where the
- * queue reads, and a queue that empties between two requests keeps its
- * share.  Without a head to keep, a queue that mostly seeks gains nothing
- * from the wait unless its share depends on it, which it does not when
- * every backlogged queue has its class and weight.  Nothing comes to a
- * queue whose process exited or moved away.
+ * The 2008 scheduler always waits, so that a queue that empties between
+ * two requests keeps its share, and a disk's head stays where it reads.
+ * The wait protects a share only where shares differ: unequal weights or
+ * classes, or groups.  Where every backlogged queue has its class and
+ * weight, it pays only for throughput: not for a queue that mostly seeks
+ * (there is no head position to keep), nor on a device without a head
+ * that serves many commands at once (it does better with every queue's
+ * requests).  A disk keeps its head for a sequential reader even if it
+ * queues commands.  Nothing comes to a queue whose process exited or
+ * moved away; async queues, and every queue with slice_idle=0, are never
+ * waited for.
  */
 static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	if (bfqq->abandoned)
+	if (!bfqq->sync || !bfqd->slice_idle_ns || bfqq->abandoned)
 		return false;
-	if (!blk_queue_nonrot(bfqd->queue) || hweight16(bfqq->seeks) <= 8)
+	if (!bfq_symmetric(&bfqq->entity))
 		return true;
-	return !bfq_symmetric(&bfqq->entity);
+	return hweight16(bfqq->seeks) <= 8 &&
+	       (!bfqd->queueing || !blk_queue_nonrot(bfqd->queue));
 }
 
 /*
@@ -296,8 +311,22 @@ static bool bfq_keep_backlogged(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (reason != BFQ_EXP_TIMEOUT && reason != BFQ_EXP_EXHAUSTED &&
 	    reason != BFQ_EXP_PREEMPTED)
 		return false;
-	return bfqq->sync && bfqq->dispatched && bfqq->turn_rqs &&
-	       bfqd->slice_idle_ns && bfq_worth_idling(bfqd, bfqq);
+	return bfqq->dispatched &&
+	       (bfqq->turn_rqs || reason == BFQ_EXP_PREEMPTED) &&
+	       bfq_worth_idling(bfqd, bfqq);
+}
+
+/*
+ * A queue too slow for its budget pays for it in time: the whole budget.
+ * The 2008 rule charges async turns so too, and buffered writes beside a
+ * reader then get a fraction of their share; with low_latency an async
+ * turn that ends by its request count pays for what it got, like a sync
+ * one.
+ */
+static bool bfq_pays_budget(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			    enum bfq_expiry reason)
+{
+	return reason == BFQ_EXP_TIMEOUT || (!bfqq->sync && !bfqd->low_latency);
 }
 
 /* End the turn of the queue in service. */
@@ -307,16 +336,16 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	struct bfq_entity *e = &bfqq->entity;
 	unsigned int served = e->service;
 	u64 elapsed = bfqq->turn_start_ns ? now - bfqq->turn_start_ns : 0;
+	/* what a preempted queue had left; its budget feedback waits */
+	unsigned int left = 0;
 
 	lockdep_assert_held(&bfqd->lock);
-	/*
-	 * Slow or async queues pay in time: charge them the whole budget.
-	 * A preempted queue pays only for what it got.
-	 */
-	if ((reason == BFQ_EXP_TIMEOUT || !bfqq->sync) &&
-	    reason != BFQ_EXP_PREEMPTED && served < e->budget)
+	if (reason == BFQ_EXP_PREEMPTED && served < e->budget)
+		left = e->budget - served;
+	else if (bfq_pays_budget(bfqd, bfqq, reason) && served < e->budget)
 		bfq_served(e, e->budget - served);
-	bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
+	if (!left)
+		bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
 	bfqq->expiries[reason]++;
 	bfqd->total_expiries[reason]++;
 	if (bfqq->bfqg && reason == BFQ_EXP_EXHAUSTED)
@@ -329,11 +358,11 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
 	WRITE_ONCE(bfqd->waiting, false);
 	hrtimer_try_to_cancel(&bfqd->idle_timer);
 	if (bfqq->queued) {
-		e->budget = max(bfqq->next_budget,
+		e->budget = max(left ?: bfqq->next_budget,
 				blk_rq_sectors(bfq_first_rq(bfqq)));
 		bfq_requeue(e, true);
 	} else if (bfq_keep_backlogged(bfqd, bfqq, reason)) {
-		e->budget = bfqq->next_budget;
+		e->budget = left ?: bfqq->next_budget;
 		bfq_requeue(e, true);
 	} else {
 		bfq_requeue(e, false);
@@ -369,7 +398,7 @@ static bool bfq_idled_out(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 static enum bfq_expiry bfq_idled_out_reason(struct bfq_data *bfqd,
 					    struct bfq_queue *bfqq)
 {
-	if (bfqd->slice_idle_ns && bfq_worth_idling(bfqd, bfqq))
+	if (bfq_worth_idling(bfqd, bfqq))
 		return BFQ_EXP_TOO_IDLE;
 	return BFQ_EXP_NO_MORE;
 }
@@ -407,6 +436,45 @@ static void bfq_start_waiting(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	WRITE_ONCE(bfqd->waiting, true);
 }
 
+static void bfq_drop_challenger(struct bfq_data *bfqd)
+{
+	if (bfqd->challenger) {
+		bfq_put_queue(bfqd->challenger);
+		bfqd->challenger = NULL;
+	}
+}
+
+/*
+ * low_latency, on a device where a switch costs no seek: a sync queue just
+ * activated that does not preempt becomes the challenger of the queue in
+ * service, and takes the device as soon as B-WF2Q+ would pick it were
+ * that turn cut there (bfq_challenger_wins).  A small reader then waits
+ * for a few of a stream's requests, not for its whole turn; the order is
+ * B-WF2Q+'s, only served in smaller slices.  One challenger at a time
+ * keeps the check at each dispatch O(depth).
+ */
+static void bfq_challenge(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	if (!bfqd->low_latency || !bfqq->sync || !bfqd->in_service ||
+	    bfqd->challenger || !blk_queue_nonrot(bfqd->queue))
+		return;
+	bfq_get_queue(bfqq);
+	bfqd->challenger = bfqq;
+}
+
+static bool bfq_challenger_wins(struct bfq_data *bfqd, struct bfq_queue *cur)
+{
+	struct bfq_queue *ch = bfqd->challenger;
+
+	if (!ch)
+		return false;
+	if (!ch->queued || !ch->entity.active || !bfqd->low_latency) {
+		bfq_drop_challenger(bfqd);
+		return false;
+	}
+	return bfq_comes_first(&ch->entity, &cur->entity, true);
+}
+
 /*
  * The next request of the queue in service, or NULL: then either it is
  * idling (bfqd->waiting) or its turn is over and it has been expired.
@@ -422,6 +490,8 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 		reason = bfq_idled_out_reason(bfqd, bfqq);
 	} else if (bfq_timed_out(bfqd, bfqq, now)) {
 		reason = BFQ_EXP_TIMEOUT;
+	} else if (bfq_challenger_wins(bfqd, bfqq)) {
+		reason = BFQ_EXP_PREEMPTED;
 	} else if (bfqq->queued) {
 		rq = bfq_choose_rq(bfqd, bfqq, now);
 		/* picked with nothing queued: as at the pick, the first goes */
@@ -430,8 +500,7 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
 		if (blk_rq_sectors(rq) <= e->budget - e->service)
 			return rq;
 		reason = BFQ_EXP_EXHAUSTED;
-	} else if (bfqq->sync && bfqd->slice_idle_ns &&
-		   bfq_worth_idling(bfqd, bfqq)) {
+	} else if (bfq_worth_idling(bfqd, bfqq)) {
 		/*
 		 * A sync queue idles even with its budget used up: it is
 		 * exhausted when its next request does not fit, and it must
@@ -477,6 +546,8 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 			break;
 		bfq_requeue(e, false);
 	}
+	if (bfqq == bfqd->challenger)
+		bfq_drop_challenger(bfqd);
 	bfq_get_queue(bfqq);
 	bfqd->in_service = bfqq;
 	bfqq->turn_start_ns = 0;
@@ -494,49 +565,114 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 	return rq;
 }
 
-static void bfq_boost_end(struct bfq_queue *bfqq)
+void bfq_boost_end(struct bfq_queue *bfqq)
 {
+	trace_bfq_boost(bfqq, true);
 	bfqq->boost = BFQ_BOOST_NONE;
 	bfqq->boost_left = 0;
 	/* the weight falls back when the queue next goes on a tree */
 	bfqq->entity.boosted = false;
-	trace_bfq_boost(bfqq);
-}
-
-/* A boost lasts for so much service, or so long, whichever ends first. */
-static bool bfq_boost_over(struct bfq_data *bfqd, struct bfq_queue *bfqq)
-{
-	return !bfqd->low_latency || !bfqq->boost_left ||
-	       time_after32((u32)jiffies, bfqq->boost_since + BFQ_BOOST_TIME);
 }
 
 /*
- * A sync queue becomes backlogged.  If its process is new on the device,
- * or back after a long pause, someone probably waits for what it reads
- * (a program starting, a file opened): boost it for as much service as
- * the device gives in BFQ_BOOST_MS.  A stream uses that up quickly and
- * goes back to its weight.
+ * A boost lasts for so much service, or so long, whichever ends first; a
+ * queue moved to the idle class loses it.
+ */
+static bool bfq_boost_over(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	return !bfqd->low_latency || !bfqq->boost_left ||
+	       (u32)jiffies - bfqq->boost_since > BFQ_BOOST_TIME ||
+	       bfqq->entity.new_class == BFQ_CLASS_IDLE;
+}
+
+static void bfq_boost_check(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	if (bfqq->boost != BFQ_BOOST_NONE && bfq_boost_over(bfqd, bfqq))
+		bfq_boost_end(bfqq);
+}
+
+/*
+ * A process new on the device, or back after a long pause: someone
+ * probably waits for what it reads (a program starting, a file opened).
+ * Not so when many start together (a build, a parallel job): boosting
+ * them all would take the device from everyone else, and none of them
+ * alone is what a user waits for.
+ */
+static bool bfq_interactive(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	if (bfqq->seen)
+		return (u32)jiffies - bfqq->idle_since > BFQ_BOOST_IDLE;
+	if ((u32)jiffies - bfqd->burst_last > BFQ_BURST_GAP)
+		bfqd->burst_len = 0;
+	bfqd->burst_last = jiffies;
+	return ++bfqd->burst_len <= BFQ_BURST_MAX;
+}
+
+/*
+ * A queue that comes back after thinking for longer than we would idle
+ * for it, having been served since it last came back at a rate well
+ * under its share: a player or a recorder.  Returns the service its boost
+ * is worth, twice what it took last time (its own rate, not a fixed one,
+ * bounds it), or 0.  Called at each activation: it also starts the next
+ * period.
+ */
+static unsigned int bfq_soft_rt(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	struct bfq_entity *e = &bfqq->entity;
+	u32 now = jiffies, ms = jiffies_to_msecs(now - bfqq->active_since);
+	u32 served = (u32)bfqq->total_served - bfqq->active_served;
+	u64 share;
+
+	bfqq->active_since = now;
+	bfqq->active_served = bfqq->total_served;
+	if (!bfqq->seen || !bfqd->peak_rate || !ms || bfqq->dispatched ||
+	    now - bfqq->idle_since <= nsecs_to_jiffies(bfqd->slice_idle_ns) + 1)
+		return 0;
+	/* its share at its own weight: a boost it had does not count */
+	share = bfqd->peak_rate * bfq_share_as(e, e->new_weight) >> 10;
+	if (div_u64((u64)served << BFQ_RATE_SHIFT, ms) >
+	    share / BFQ_SOFT_RT_PART)
+		return 0;
+	return max_t(u32, 2 * served, BFQ_LL_MIN_BUDGET);
+}
+
+/*
+ * A sync queue becomes backlogged: boost it if it looks interactive (for
+ * as much service as the device gives in BFQ_BOOST_MS) or soft real-time
+ * (renewed at each activation while it stays so).  A stream uses its
+ * boost up quickly and goes back to its weight.
  */
 static void bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	u64 left = BFQ_START_MAX_BUDGET;
+	unsigned int left, soft_rt = bfq_soft_rt(bfqd, bfqq);
+	enum bfq_boost kind = BFQ_BOOST_INTERACTIVE;
 
-	if (bfqq->boost != BFQ_BOOST_NONE && bfq_boost_over(bfqd, bfqq))
-		bfq_boost_end(bfqq);
+	bfq_boost_check(bfqd, bfqq);
 	if (!bfqd->low_latency || !bfqq->sync || bfqq->abandoned ||
-	    bfqq->boost != BFQ_BOOST_NONE || bfqq->dispatched ||
-	    (bfqq->total_served &&
-	     !time_after32((u32)jiffies, bfqq->idle_since + BFQ_BOOST_IDLE)))
+	    bfqq->entity.new_class == BFQ_CLASS_IDLE ||
+	    bfqq->boost == BFQ_BOOST_INTERACTIVE)
 		return;
-	if (bfqd->peak_rate)
-		left = (bfqd->peak_rate * BFQ_BOOST_MS) >> BFQ_RATE_SHIFT;
-	bfqq->boost = BFQ_BOOST_INTERACTIVE;
+	if (!bfqq->dispatched && bfq_interactive(bfqd, bfqq)) {
+		left = BFQ_START_MAX_BUDGET;
+		if (bfqd->peak_rate)
+			left = clamp_t(u64, (bfqd->peak_rate * BFQ_BOOST_MS) >>
+					    BFQ_RATE_SHIFT,
+				       BFQ_MIN_AUTO_BUDGET, BFQ_MAX_BUDGET);
+	} else if (soft_rt) {
+		kind = BFQ_BOOST_SOFT_RT;
+		left = soft_rt;
+	} else {
+		if (bfqq->boost != BFQ_BOOST_NONE)
+			bfq_boost_end(bfqq);
+		return;
+	}
+	if (bfqq->boost == BFQ_BOOST_NONE)
+		bfqd->boosts++;
+	bfqq->boost = kind;
 	bfqq->boost_since = jiffies;
-	bfqq->boost_left = clamp_t(u64, left, BFQ_MIN_AUTO_BUDGET,
-				   BFQ_MAX_BUDGET);
+	bfqq->boost_left = left;
 	bfqq->entity.boosted = true;
-	bfqd->boosts++;
-	trace_bfq_boost(bfqq);
+	trace_bfq_boost(bfqq, false);
 }
 
 /* Charge a dispatch to the queue's boost. */
@@ -546,30 +682,30 @@ static void bfq_boost_used(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (bfqq->boost == BFQ_BOOST_NONE)
 		return;
 	bfqq->boost_left -= min(sectors, bfqq->boost_left);
-	if (bfq_boost_over(bfqd, bfqq))
-		bfq_boost_end(bfqq);
+	bfq_boost_check(bfqd, bfqq);
 }
 
 /*
  * low_latency: a boosted sync queue just activated takes the device from
  * the queue in service, at once rather than at the end of that queue's
  * turn, if B-WF2Q+ would have picked it first (a higher class, or an
- * earlier finish time at the same level); so does a sync queue of a
- * higher class.  Other queues wait for the turn to end: a switch costs a
- * seek on a disk, and they are not the ones a user waits for.  A boosted
- * queue in service keeps the device.  The queue preempted keeps its place
- * (bfq_next_budget).
+ * earlier finish time); so does a sync queue of a higher class.  Other
+ * queues wait for the turn to end: a switch costs a seek on a disk, and
+ * they are not the ones a user waits for.  A boosted queue in service
+ * keeps the device, but for a higher class.  The queue preempted keeps
+ * its place: it resumes with what it had left of its budget.
  */
 static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	struct bfq_queue *cur = bfqd->in_service;
 
-	if (!bfqd->low_latency || !bfqq->sync || !cur || cur == bfqq ||
-	    cur->entity.boosted)
+	if (!bfqd->low_latency || !bfqq->sync || !cur || cur == bfqq)
 		return false;
-	if (!bfqq->entity.boosted && bfqq->entity.class >= cur->entity.class)
+	bfq_boost_check(bfqd, cur);
+	if (bfqq->entity.class >= cur->entity.class &&
+	    (!bfqq->entity.boosted || cur->entity.boosted))
 		return false;
-	return bfq_comes_first(&bfqq->entity, &cur->entity);
+	return bfq_comes_first(&bfqq->entity, &cur->entity, false);
 }
 
 static void bfq_remove_rq(struct bfq_data *bfqd, struct request *rq)
@@ -588,11 +724,36 @@ static void bfq_remove_rq(struct bfq_data *bfqd, struct request *rq)
 	WRITE_ONCE(bfqd->queued, bfqd->queued - 1);
 }
 
+/*
+ * Whether the device serves several commands at once, from what it does:
+ * the most it held in BFQ_QUEUEING_SAMPLES dispatches made while we had
+ * enough to give it.  blk-mq may hold one request more than a device that
+ * takes one command at a time: the threshold is above that.  While we
+ * keep the device for a queue that has less, our idling, not the device,
+ * limits what it holds: no sample.
+ */
+static void bfq_sample_queueing(struct bfq_data *bfqd)
+{
+	struct bfq_queue *cur = bfqd->in_service;
+
+	if (bfqd->in_driver + bfqd->queued < BFQ_QUEUEING_DEPTH ||
+	    (cur && cur->queued + cur->dispatched < BFQ_QUEUEING_DEPTH &&
+	     bfq_worth_idling(bfqd, cur)))
+		return;
+	bfqd->depth_max = max(bfqd->depth_max, bfqd->in_driver);
+	if (++bfqd->depth_samples < BFQ_QUEUEING_SAMPLES)
+		return;
+	bfqd->queueing = bfqd->depth_max >= BFQ_QUEUEING_DEPTH;
+	bfqd->depth_max = 0;
+	bfqd->depth_samples = 0;
+}
+
 static void bfq_to_driver(struct bfq_data *bfqd, struct request *rq)
 {
 	bfq_rate_dispatched(bfqd, rq);
 	rq_bfqq(rq)->dispatched++;
 	bfqd->in_driver++;
+	bfq_sample_queueing(bfqd);
 	/* discards and the like move no data at the rate of reads and writes */
 	rq->elv.priv[1] = (void *)(uintptr_t)(BFQ_RQ_DRIVER |
 		(uintptr_t)(bfq_rq_moves_data(rq) ? blk_rq_sectors(rq) : 0) <<
@@ -712,7 +873,8 @@ static unsigned int bfq_async_alloc_depth(struct bfq_data *bfqd,
 	/* a group's first async request: its queue does not exist yet */
 	if (!bfqq)
 		return bfqd->async_depth;
-	cap = bfqd->async_tags * bfq_share(&bfqq->entity) >> 10;
+	cap = bfqd->async_tags *
+	      bfq_share_as(&bfqq->entity, bfqq->entity.weight) >> 10;
 	return bfqq->queued + bfqq->dispatched < max(cap, 1U) ?
 	       bfqd->async_depth : bfqd->min_async_depth;
 }
@@ -805,6 +967,8 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 		bfq_activate(&bfqq->entity);
 		if (bfq_preempts(bfqd, bfqq))
 			bfq_expire(bfqd, BFQ_EXP_PREEMPTED, ktime_get_ns());
+		else
+			bfq_challenge(bfqd, bfqq);
 	} else if (bfqq == bfqd->in_service && bfqd->waiting) {
 		/* the request we idled for */
 		WRITE_ONCE(bfqd->waiting, false);
@@ -884,6 +1048,7 @@ static void bfq_left_driver(struct bfq_data *bfqd, struct request *rq,
 	bfq_rate_completed(bfqd, completed ? rq_driver_sectors(rq) : 0);
 	set_rq_state(rq, BFQ_RQ_NONE);
 	bfqq->idle_since = jiffies;
+	bfqq->seen = true;
 	/* the think time we idle for starts now; none for an abandoned one */
 	if (bfqq == bfqd->in_service && bfqd->waiting && !bfqq->dispatched) {
 		if (bfqq->abandoned)
@@ -966,7 +1131,12 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 
 	spin_lock_irqsave(&bfqd->lock, flags);
 	bfqq = bfqd->in_service;
-	if (bfqd->waiting && bfqq && !bfqq->queued)
+	/*
+	 * Re-armed while we waited for the lock (for the next queue after a
+	 * preemption, or for a new think time): the wait this call timed is
+	 * over and the new one is not.
+	 */
+	if (bfqd->waiting && bfqq && !bfqq->queued && !hrtimer_is_queued(timer))
 		bfq_wait_over(bfqd, bfqq, ktime_get_ns());
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 	/* blk-mq does not poll us: get the next queue dispatched */
@@ -1156,6 +1326,7 @@ static void bfq_exit_sched(struct elevator_queue *eq)
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service)
 		bfq_expire(bfqd, BFQ_EXP_NO_MORE, ktime_get_ns());
+	bfq_drop_challenger(bfqd);
 	bfq_put_async_queues(bfqd->async);
 	list_del(&bfqd->oom_bfqq.all);
 	spin_unlock_irq(&bfqd->lock);
@@ -1181,7 +1352,19 @@ static int bfq_parse(const char *page, unsigned int min, unsigned int max,
 	return *v < min || *v > max ? -EINVAL : 0;
 }
 
-/* Any write may change timeout_sync: re-derive an auto max_budget. */
+/*
+ * After any write: an auto max_budget follows timeout_sync, and
+ * low_latency=0 ends every boost now, not at each queue's next dispatch.
+ */
+static void bfq_tunables_changed(struct bfq_data *bfqd)
+{
+	struct bfq_queue *bfqq;
+
+	bfq_update_auto_budget(bfqd);
+	list_for_each_entry(bfqq, &bfqd->queues, all)
+		bfq_boost_check(bfqd, bfqq);
+}
+
 #define BFQ_ATTR(name, field, unit, min, max)				\
 static ssize_t bfq_##name##_show(struct elevator_queue *eq, char *page)	\
 {									\
@@ -1200,7 +1383,7 @@ static ssize_t bfq_##name##_store(struct elevator_queue *eq,		\
 		return ret;						\
 	spin_lock_irq(&bfqd->lock);					\
 	bfqd->field = (u64)v * (unit);					\
-	bfq_update_auto_budget(bfqd);					\
+	bfq_tunables_changed(bfqd);					\
 	spin_unlock_irq(&bfqd->lock);					\
 	return count;							\
 }
@@ -1237,6 +1420,9 @@ static struct elv_fs_entry bfq_attrs[] = {
 
 #ifdef CONFIG_BLK_DEBUG_FS
 static const char *const bfq_class_names[] = { "rt", "be", "idle" };
+static const char *const bfq_boost_names[] = {
+	"none", "interactive", "soft_rt"
+};
 
 /* debugfs sched/bfq_queues: one line per queue of the device. */
 static int bfq_queues_show(void *data, struct seq_file *m)
@@ -1248,6 +1434,7 @@ static int bfq_queues_show(void *data, struct seq_file *m)
 	spin_lock_irq(&bfqd->lock);
 	list_for_each_entry(bfqq, &bfqd->queues, all) {
 		struct bfq_entity *e = &bfqq->entity;
+		enum bfq_boost boost;
 
 		seq_printf(m, "pid=%d cgroup=%llu %s class=%s weight=%u budget=%u next_budget=%u served=%llu queued=%u dispatched=%u",
 			   bfqq->pid, bfq_queue_cgroup_id(bfqq),
@@ -1263,11 +1450,14 @@ static int bfq_queues_show(void *data, struct seq_file *m)
 			   bfqq->expiries[BFQ_EXP_ASYNC_RQ],
 			   bfqq->expiries[BFQ_EXP_GRACE],
 			   bfqq->expiries[BFQ_EXP_PREEMPTED]);
+		/* a boost that is over ends at the queue's next dispatch */
+		boost = bfq_boost_over(bfqd, bfqq) ? BFQ_BOOST_NONE :
+						     bfqq->boost;
 		seq_printf(m, " boost=%s boost_ms=%u boost_left=%u%s\n",
-			   bfqq->boost ? "interactive" : "none",
-			   bfqq->boost ? jiffies_to_msecs((u32)jiffies -
-							  bfqq->boost_since) : 0,
-			   bfqq->boost_left,
+			   bfq_boost_names[boost],
+			   boost ? jiffies_to_msecs((u32)jiffies -
+						    bfqq->boost_since) : 0,
+			   boost ? bfqq->boost_left : 0,
 			   bfqq == bfqd->in_service ? " in_service" : "");
 	}
 	spin_unlock_irq(&bfqd->lock);
@@ -1285,8 +1475,8 @@ static int bfq_stats_show(void *data, struct seq_file *m)
 		   bfqd->peak_rate >> BFQ_RATE_SHIFT);
 	seq_printf(m, "max_budget=%u\n", bfq_max_budget(bfqd));
 	seq_printf(m, "auto_max_budget=%s\n", bfqd->max_budget ? "no" : "yes");
-	seq_printf(m, "queued=%u\nin_driver=%u\n", bfqd->queued,
-		   bfqd->in_driver);
+	seq_printf(m, "queued=%u\nin_driver=%u\nqueueing=%d\n", bfqd->queued,
+		   bfqd->in_driver, bfqd->queueing);
 	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\ngrace=%lu\npreempted=%lu\n",
 		   bfqd->total_expiries[BFQ_EXP_EXHAUSTED],
 		   bfqd->total_expiries[BFQ_EXP_TIMEOUT],

@@ -345,19 +345,24 @@ void bfq_forget(struct bfq_entity *e)
  * The part of the device, in 1/1024ths, that @e gets while backlogged: its
  * weight over the weights of its tree's backlogged entities and of those
  * that went idle ahead of V (they will be back soon), times the same for
- * each group above it.  Classes are ignored.
+ * each group above it, were its own weight @weight (a boosted queue's
+ * share at its unboosted weight).  Classes are ignored.
  */
-unsigned int bfq_share(struct bfq_entity *e)
+unsigned int bfq_share_as(struct bfq_entity *e, unsigned int weight)
 {
 	unsigned int share = 1024;
 
-	for (; e; e = e->parent) {
+	while (e) {
 		struct bfq_service_tree *st = entity_st(e);
-		unsigned long wsum = st->wsum + st->idle_wsum;
+		unsigned long wsum = st->wsum + st->idle_wsum + weight;
 
-		if (!e->active && e->tree != &st->idle)
-			wsum += e->weight;
-		share = share * e->weight / max(wsum, 1UL);
+		/* its own weight, if counted, is replaced by @weight */
+		if (e->active || e->tree == &st->idle)
+			wsum -= e->weight;
+		share = share * weight / max(wsum, 1UL);
+		e = e->parent;
+		if (e)
+			weight = e->weight;
 	}
 	return share;
 }
@@ -382,15 +387,42 @@ bool bfq_symmetric(struct bfq_entity *e)
 	return st->wsum * st->wsum == st->nr * st->wsq;
 }
 
-/*
- * Whether @e, just activated, would be picked before @cur, the entity in
- * service at the same level, had @cur been requeued with its stamps: a
- * higher class, or eligible with an earlier finish time.
- */
-bool bfq_comes_first(struct bfq_entity *e, struct bfq_entity *cur)
+static unsigned int entity_depth(struct bfq_entity *e)
 {
-	if (e->sd != cur->sd || e->class != cur->class)
-		return e->sd == cur->sd && e->class < cur->class;
+	unsigned int depth = 0;
+
+	for (; e->parent; e = e->parent)
+		depth++;
+	return depth;
+}
+
+/*
+ * Whether @e, active, would be picked before @cur, the queue in service,
+ * had @cur been requeued with its stamps: its F as at its pick, or with
+ * @cut, as if its turn ended now (F = S + service so far / weight).  They
+ * are compared where their paths from the device level part: the two
+ * entities there (themselves, or the groups they are in) compete at the
+ * same level, and the one of a higher class, or eligible with an earlier
+ * finish time, wins.  The ancestors of @cur are in service with valid
+ * stamps, those of @e active.
+ */
+bool bfq_comes_first(struct bfq_entity *e, struct bfq_entity *cur, bool cut)
+{
+	unsigned int de = entity_depth(e), dc = entity_depth(cur);
+	u64 finish;
+
+	for (; de > dc; de--)
+		e = e->parent;
+	for (; dc > de; dc--)
+		cur = cur->parent;
+	while (e->sd != cur->sd) {
+		e = e->parent;
+		cur = cur->parent;
+	}
+	if (e->class != cur->class)
+		return e->class < cur->class;
+	finish = cut ? cur->start + vt_delta(cur->service, cur->weight) :
+		       cur->finish;
 	return !vt_after(e->start, entity_st(e)->vtime) &&
-	       vt_after(cur->finish, e->finish);
+	       vt_after(finish, e->finish);
 }

@@ -29,6 +29,7 @@ TRACE_DEFINE_ENUM(BFQ_EXP_GRACE);
 TRACE_DEFINE_ENUM(BFQ_EXP_PREEMPTED);
 TRACE_DEFINE_ENUM(BFQ_BOOST_NONE);
 TRACE_DEFINE_ENUM(BFQ_BOOST_INTERACTIVE);
+TRACE_DEFINE_ENUM(BFQ_BOOST_SOFT_RT);
 
 #define bfq_trace_class(c)					\
 	__print_symbolic(c, { BFQ_CLASS_RT, "rt" },		\
@@ -46,7 +47,8 @@ TRACE_DEFINE_ENUM(BFQ_BOOST_INTERACTIVE);
 
 #define bfq_trace_boost(b)					\
 	__print_symbolic(b, { BFQ_BOOST_NONE, "none" },		\
-			 { BFQ_BOOST_INTERACTIVE, "interactive" })
+			 { BFQ_BOOST_INTERACTIVE, "interactive" },	\
+			 { BFQ_BOOST_SOFT_RT, "soft_rt" })
 
 /* A queue is selected for service with this budget. */
 TRACE_EVENT(bfq_budget,
@@ -89,6 +91,7 @@ TRACE_EVENT(bfq_expire,
 		__field(unsigned int, served)
 		__field(u64, elapsed_us)
 		__field(unsigned int, next_budget)
+		__field(unsigned int, rqs)
 	),
 	TP_fast_assign(
 		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
@@ -99,12 +102,14 @@ TRACE_EVENT(bfq_expire,
 		__entry->served = served;
 		__entry->elapsed_us = elapsed_us;
 		__entry->next_budget = bfqq->next_budget;
+		__entry->rqs = bfqq->turn_rqs;
 	),
-	TP_printk("dev=%d,%d pid=%d cgroup=%llu reason=%s budget=%u served=%u elapsed_us=%llu next_budget=%u",
+	TP_printk("dev=%d,%d pid=%d cgroup=%llu reason=%s budget=%u served=%u elapsed_us=%llu next_budget=%u rqs=%u",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
 		  __entry->cgroup,
 		  bfq_trace_reason(__entry->reason), __entry->budget,
-		  __entry->served, __entry->elapsed_us, __entry->next_budget)
+		  __entry->served, __entry->elapsed_us, __entry->next_budget,
+		  __entry->rqs)
 );
 
 /* A request of a queue goes to the driver. */
@@ -131,28 +136,39 @@ TRACE_EVENT(bfq_dispatch,
 		  (unsigned long long)__entry->sector, __entry->nr_sectors)
 );
 
-/* A queue's boost starts (with the service it may get) or ends. */
+/*
+ * A queue's boost starts or is renewed (left: the service it may get), or
+ * ends (left: what it did not use; ms: how long it lasted).  An end with
+ * service left and ms under 2000 came from low_latency=0, the idle class,
+ * the queue being freed, or a soft real-time queue that no longer
+ * qualified.
+ */
 TRACE_EVENT(bfq_boost,
-	TP_PROTO(struct bfq_queue *bfqq),
-	TP_ARGS(bfqq),
+	TP_PROTO(struct bfq_queue *bfqq, bool end),
+	TP_ARGS(bfqq, end),
 	TP_STRUCT__entry(
 		__field(dev_t, dev)
 		__field(pid_t, pid)
 		__field(u64, cgroup)
 		__field(int, boost)
+		__field(bool, end)
 		__field(unsigned int, left)
+		__field(unsigned int, ms)
 	),
 	TP_fast_assign(
 		__entry->dev = disk_devt(bfqq->bfqd->queue->disk);
 		__entry->pid = bfqq->pid;
 		__entry->cgroup = bfq_queue_cgroup_id(bfqq);
 		__entry->boost = bfqq->boost;
+		__entry->end = end;
 		__entry->left = bfqq->boost_left;
+		__entry->ms = jiffies_to_msecs((u32)jiffies -
+					       bfqq->boost_since);
 	),
-	TP_printk("dev=%d,%d pid=%d cgroup=%llu boost=%s left=%u",
+	TP_printk("dev=%d,%d pid=%d cgroup=%llu boost=%s %s left=%u ms=%u",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->pid,
 		  __entry->cgroup, bfq_trace_boost(__entry->boost),
-		  __entry->left)
+		  __entry->end ? "end" : "start", __entry->left, __entry->ms)
 );
 
 #endif /* _BFQ_TRACE_H */

@@ -43,11 +43,14 @@ enum bfq_expiry {
 /*
  * Why a queue is served ahead of its weight (low_latency): a process that
  * starts doing I/O, or comes back after a long pause, is probably one a
- * user waits for.
+ * user waits for (interactive); one that reads a little at a time, now
+ * and then, far below its share, is probably a player or a recorder with
+ * a deadline of its own (soft real-time).
  */
 enum bfq_boost {
 	BFQ_BOOST_NONE,
 	BFQ_BOOST_INTERACTIVE,
+	BFQ_BOOST_SOFT_RT,
 };
 
 /* A boosted queue's weight is its own times this. */
@@ -136,6 +139,7 @@ struct bfq_queue {
 	pid_t pid;			/* 0 for async queues */
 	bool sync;
 	bool abandoned;			/* no process adds to it: never idle */
+	bool seen;			/* its process's I/O came back before */
 	u32 idle_since;			/* jiffies: its last request came back */
 
 	struct rb_root sort_list;	/* queued requests by sector */
@@ -149,6 +153,9 @@ struct bfq_queue {
 	enum bfq_boost boost;
 	u32 boost_since;		/* jiffies: when the boost began */
 	unsigned int boost_left;	/* sectors it may still get boosted */
+	/* soft real-time: when it last became backlogged, served until then */
+	u32 active_since;
+	u32 active_served;		/* low bits of total_served */
 
 	unsigned int next_budget;	/* the budget of the next turn */
 	unsigned int turn_rqs;		/* requests dispatched in this turn */
@@ -180,6 +187,7 @@ struct bfq_data {
 	struct request_queue *queue;
 	struct bfq_sched_data root_sd;
 	struct bfq_queue *in_service;	/* holds a reference */
+	struct bfq_queue *challenger;	/* bfq_challenge; holds a reference */
 	struct list_head dispatch;	/* at-head and passthrough requests */
 	struct list_head queues;	/* every bfq_queue of this device */
 	struct list_head groups;	/* online bfq_groups of this device */
@@ -193,6 +201,10 @@ struct bfq_data {
 	bool grace;			/* in service for one request only */
 
 	unsigned int in_driver;
+	/* the device serves several commands at once: bfq_sample_queueing */
+	bool queueing;
+	unsigned int depth_max;
+	unsigned int depth_samples;
 	sector_t last_pos;		/* end of the last dispatched request */
 	struct hrtimer idle_timer;
 	struct bfq_queue *merge_bfqq;	/* the bio's queue during bio_merge */
@@ -212,6 +224,9 @@ struct bfq_data {
 	unsigned int auto_max_budget;
 	unsigned long total_expiries[BFQ_NR_EXPIRY];
 	unsigned long boosts;		/* started, for debugfs */
+	/* processes new on the device, come close together */
+	u32 burst_last;			/* jiffies: the latest one */
+	unsigned int burst_len;
 
 	/* tunables, stored in the units the code uses */
 	unsigned int max_budget;	/* sectors, 0 = auto */
@@ -247,9 +262,9 @@ void bfq_served(struct bfq_entity *e, unsigned int sectors);
 void bfq_requeue(struct bfq_entity *e, bool backlogged);
 void bfq_deactivate(struct bfq_entity *e);
 void bfq_forget(struct bfq_entity *e);
-unsigned int bfq_share(struct bfq_entity *e);
+unsigned int bfq_share_as(struct bfq_entity *e, unsigned int weight);
 bool bfq_symmetric(struct bfq_entity *e);
-bool bfq_comes_first(struct bfq_entity *e, struct bfq_entity *cur);
+bool bfq_comes_first(struct bfq_entity *e, struct bfq_entity *cur, bool cut);
 
 /* bfq-ioc.c: per-process queues */
 int bfq_slab_init(void);
@@ -277,8 +292,9 @@ void bfq_group_put(struct bfq_group *bfqg);
 u64 bfq_queue_cgroup_id(struct bfq_queue *bfqq);
 void bfq_groups_show(struct bfq_data *bfqd, struct seq_file *m);
 
-/* bfq-iosched.c: budgets */
+/* bfq-iosched.c: budgets and boosts */
 unsigned int bfq_default_budget(struct bfq_data *bfqd);
 unsigned int bfq_max_budget(struct bfq_data *bfqd);
+void bfq_boost_end(struct bfq_queue *bfqq);
 
 #endif /* _BFQ_H */

@@ -109,7 +109,7 @@ for T in 20 80; do
 	rp=$1 sp=$2 rturns=$3 sturns=$4 rexp=$5 rtmo=$6 full=$7 med=$8 min=$9 max=${10} share=${11} ex=${12}
 	log "timeout_sync=$T ms: rand pid $rp: $rturns turns, $rexp expiries, $rtmo by timeout, elapsed_us median $med (min $min, max $max)"
 	log "  rand timeouts served/budget@elapsed_us: $ex ..."
-	log "  seq pid $sp: $sturns turns; rand/seq turns = $(awk -v a="$rturns" -v b="$sturns" 'BEGIN { printf "%.2f", b ? a / b : 0 }'); rand share of in-service time $share %"
+	log "  seq pid $sp: $sturns turns; rand/seq turns = $(frac "$rturns" "$sturns"); rand share of in-service time $share %"
 	log "  fio: seq $(fio_read_bw /tmp/21-$T.t seq) KiB/s, rand $(fio_read_bw /tmp/21-$T.t rand) KiB/s"
 	log "  block layer: $bruns runs of random issues, median $bmed us"
 	[ $((bmed * 4)) -ge $((T * 1000 * 3)) ] && [ $((bmed * 4)) -le $((T * 1000 * 5)) ] ||

@@ -4,16 +4,17 @@
 # When idling pays.  Two random 4 KiB psync readers on a 2 ms, depth-1
 # null_blk (non-rotational): each queue empties after every request.
 # Waiting for a queue that seeks gains nothing when both have the same
-# weight, so bfq must not idle then: its turns end as no_more (>= 80 % of
-# the expiries in bfq_stats), and the total is printed beside mq-deadline.
-# The same readers on the device marked rotational, or at ionice 0 vs 7,
-# are still idled for: no_more <= 20 % of the expiries, out of at least
+# weight, on a disk too (there is no head position to keep), so bfq must
+# not idle then: its turns end as no_more (>= 80 % of the expiries in
+# bfq_stats), on the device as it is and marked rotational, and the total
+# is printed beside mq-deadline.  The same readers at ionice 0 vs 7 are
+# still idled for: no_more <= 20 % of the expiries, out of at least
 # MIN_EXP expiries (see below), and 0 vs 7 keeps a weighted ratio (see
 # MIN_RATIO), which mq-deadline (ioprio levels within a class ignored)
 # must not reach, or the bound would not tell weights from none.
 # The block layer must agree: the readers' runs of consecutive issues
 # (block_rq_issue) average <= 2 requests without idling and >= 10 with it
-# (a 125 ms turn holds ~50 of them).
+# (a 125 ms turn holds ~50 of them).  Test 53: sequential readers.
 . "$(dirname "$0")/lib.sh"
 DEV=nullb0
 RUNTIME=6
@@ -30,11 +31,14 @@ cleanup() {
 } > /dev/null 2>&1
 trap cleanup EXIT
 
-# pair LEVEL_A LEVEL_B: KiB/s of two random readers at those BE levels
+# pair LEVEL_A LEVEL_B: KiB/s of two random readers at those BE levels;
+# $PAUSE: fio options for the first one
+PAUSE=
 pair() {
 	_i=0
 	for _l in "$1" "$2"; do
-		ionice -c 2 -n "$_l" fio --minimal --terse-version=3 --name=r$_i \
+		_tt=; [ "$_i" = 0 ] && _tt=$PAUSE
+		ionice -c 2 -n "$_l" fio $_tt --minimal --terse-version=3 --name=r$_i \
 			--filename=/dev/$DEV --rw=randread --bs=4k --direct=1 \
 			--ioengine=psync --offset=$((_i * 4))g \
 			--size=4g --randrepeat=0 --time_based --runtime=$RUNTIME \
@@ -67,19 +71,8 @@ phase() {
 		for (i = 1; i <= n; i++) { d = $(i + n) - $i; t += d; m = m " " k[i] "=" d
 			if (k[i] == "no_more") nm = d }
 		print t, nm > "/tmp/29-exp"; print substr(m, 2) > "/tmp/29-mix" }'
-	echo "$_bw $(cat /tmp/29-exp) $(runs)"
+	echo "$_bw $(cat /tmp/29-exp) $(blk_issue_runs $DEV 8388608)"
 }
-# runs: the block layer's issues per run of one reader (reader 0 reads
-# below sector 8M, reader 1 above)
-runs() {
-	awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
-		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
-		i > NF || $(i + 1) != devt { next }
-		{ for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
-		  r = $j + 0 >= 8388608; n++; if (n == 1 || r != prev) runs++; prev = r }
-		END { printf "%.1f", runs ? n / runs : 0 }' $TRACEFS/trace
-}
-frac() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 
 load_bfq || fail "insmod failed"
 # MIN_EXP: a turn ends by timeout_sync (125 ms) at the latest, so a busy
@@ -96,6 +89,9 @@ MIN_EXP=$((RUNTIME * 1000 / 125 / 2))
 # cores under light load (load average 0.9-1.8) 4.49 to 8.06 in 9 runs
 # (7 of them >= 6.28); mq-deadline got 1.00 (3 runs).
 MIN_RATIO=4
+# MIN_PAUSED: about half the 2.8 of the pausing run below; measured
+# 2.31-3.53 (5 runs), low_latency 0 0.65-0.70.
+MIN_PAUSED=1.5
 nullb_load "$NULLB_SLOW" || fail "null_blk"
 [ "$(cat /sys/block/$DEV/queue/rotational)" = 0 ] || fail "null_blk is not marked non-rotational"
 
@@ -124,7 +120,7 @@ echo 1 > /sys/block/$DEV/queue/rotational || fail "cannot mark $DEV rotational"
 r=$(phase 4 4) || fail "bfq rotational: $r"
 set -- $r
 rot_nm=$(pct $4 $3) r_rot=$(frac $(($1 + $2)) "$tot_dl")
-log "bfq, 4 vs 4, rotational:     $1 $2 KiB/s ($r_rot of mq-deadline), $3 expiries (want >= $MIN_EXP), no_more $rot_nm % (want <= 20): $(cat /tmp/29-mix); block layer: $5 issues per run (want >= 10)"
+log "bfq, 4 vs 4, rotational:     $1 $2 KiB/s ($r_rot of mq-deadline), $3 expiries (want >= $MIN_EXP), no_more $rot_nm % (want >= 80): $(cat /tmp/29-mix); block layer: $5 issues per run (want <= 2)"
 rot_n=$3 rot_run=$5
 echo 0 > /sys/block/$DEV/queue/rotational
 
@@ -134,19 +130,41 @@ w_nm=$(pct $4 $3) r_w=$(frac "$1" "$2")
 log "bfq, 0 vs 7, non-rotational: $1 $2 KiB/s, ratio $r_w (want >= $MIN_RATIO), $3 expiries (want >= $MIN_EXP), no_more $w_nm % (want <= 20): $(cat /tmp/29-mix); block layer: $5 issues per run (want >= 10)"
 w_n=$3 w_run=$5
 
+# The heavier reader pauses 12 ms (a little over slice_idle) every 30
+# reads: each pause ends its turn (too_idle) and the lighter one takes the
+# device.  With low_latency, the heavier one back takes it again as soon
+# as B-WF2Q+ would have picked it (the challenger); without, it waits a
+# whole 125 ms turn, and the lighter reader gets more than the heavier.
+# Ideal: backlogged 5/6 of the time at 8:1, so about 2.8:1.
+PAUSE="--thinktime=12ms --thinktime_blocks=30"
+r=$(pair 0 7) || fail "bfq 0 vs 7 with pauses: $r"
+set -- $r
+r_p=$(frac "$1" "$2")
+echo 0 > /sys/block/$DEV/queue/iosched/low_latency
+r=$(pair 0 7) || fail "bfq 0 vs 7 with pauses, low_latency 0: $r"
+echo 1 > /sys/block/$DEV/queue/iosched/low_latency
+set -- $r
+r_p0=$(frac "$1" "$2")
+PAUSE=
+log "bfq, 0 vs 7, the heavier pausing: ratio $r_p (want >= $MIN_PAUSED); low_latency 0: $r_p0 (want < $MIN_PAUSED: the control)"
+
 cleanup
 trap - EXIT
 check_dmesg
 [ "$sym_n" -ge "$MIN_EXP" ] || fail "4 vs 4 non-rotational: only $sym_n expiries in $RUNTIME s"
 [ "$sym_nm" -ge 80 ] || fail "bfq idles for equal seeky readers: no_more only $sym_nm %"
-awk -v a="$sym_run" -v b="$rot_run" -v c="$w_run" 'BEGIN { exit !(a <= 2 && b >= 10 && c >= 10) }' ||
-	fail "the block layer's issues per run disagree: $sym_run without idling, $rot_run and $w_run with it"
+awk -v a="$sym_run" -v b="$rot_run" -v c="$w_run" 'BEGIN { exit !(a <= 2 && b <= 2 && c >= 10) }' ||
+	fail "the block layer's issues per run disagree: $sym_run and $rot_run without idling, $w_run with it"
 [ "$rot_n" -ge "$MIN_EXP" ] || fail "4 vs 4 rotational: only $rot_n expiries in $RUNTIME s"
-[ "$rot_nm" -le 20 ] || fail "bfq does not idle on a rotational device: no_more $rot_nm %"
+[ "$rot_nm" -ge 80 ] || fail "bfq idles for equal seeky readers on a disk: no_more only $rot_nm %"
 [ "$w_n" -ge "$MIN_EXP" ] || fail "0 vs 7: only $w_n expiries in $RUNTIME s"
 [ "$w_nm" -le 20 ] || fail "bfq does not idle for unequal weights: no_more $w_nm %"
 awk -v r="$r_dlw" -v m="$MIN_RATIO" 'BEGIN { exit !(r < m) }' ||
 	fail "control: mq-deadline, blind to ioprio levels, reached ratio $r_dlw at 0 vs 7 (>= $MIN_RATIO)"
 awk -v r="$r_w" -v m="$MIN_RATIO" 'BEGIN { exit !(r >= m) }' ||
 	share_fail "bfq lost the weights of seeky readers: 0 vs 7 ratio $r_w (want >= $MIN_RATIO)"
-log "idling: off for equal seeky readers, on for disks and unequal weights"
+awk -v r="$r_p0" -v m="$MIN_PAUSED" 'BEGIN { exit !(r < m) }' ||
+	fail "control: low_latency 0 kept ratio $r_p0 with pauses (>= $MIN_PAUSED)"
+awk -v r="$r_p" -v m="$MIN_PAUSED" 'BEGIN { exit !(r >= m) }' ||
+	share_fail "a pausing heavier reader lost its weight: 0 vs 7 ratio $r_p (want >= $MIN_PAUSED)"
+log "idling: off for equal seeky readers (disk or not), on for unequal weights"

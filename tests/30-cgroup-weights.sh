@@ -40,7 +40,6 @@ measure() {
 }
 # dev A B: a's share against its ideal 1/5, in %
 dev() { awk -v a="$1" -v b="$2" 'BEGIN { d = (a + b ? a * 5 / (a + b) - 1 : 1) * 100; printf "%.1f", d < 0 ? -d : d }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
 
 load_bfq || fail "insmod failed"
 nullb_load "$NULLB_SLOW" || fail "null_blk"

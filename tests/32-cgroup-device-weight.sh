@@ -39,7 +39,6 @@ dev_ok() {
 		printf "a off its share by %.1f %% (want <= %s %%)", d * 100 / w, t
 		exit !(d * 100 <= w * t) }'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
 in_range() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
 gweight() {	# gweight DEV CG: the weight bfq_groups shows for CG on DEV
 	sed -n "s|^/$2 .* weight=\([0-9]*\) .*|\1|p" /sys/kernel/debug/block/$1/sched/bfq_groups

@@ -60,7 +60,6 @@ measure() {
 	sync
 	echo "$s1 $s2" | awk -v mb="$mb" '{ print $3 - $1, $4 - $2, mb }'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
 
 echo +memory > $CGROOT/cgroup.subtree_control || skip "cannot enable the memory controller"
 echo $((64 << 20)) > /proc/sys/vm/dirty_bytes && echo $((32 << 20)) > /proc/sys/vm/dirty_background_bytes ||

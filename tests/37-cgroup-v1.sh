@@ -68,7 +68,6 @@ agree() {
 	[ -r /proc/self/io ] || return 0
 	awk -v x="$1" -v y="$2" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(y > 0 && d <= 8 * 1048576 + y / 20) }'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
 # rejects FILE VALUE: writing VALUE to FILE must fail and change nothing
 rejects() {
 	_old=$(cat "$1")

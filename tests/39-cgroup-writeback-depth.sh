@@ -85,7 +85,6 @@ submitters() {
 		END { for (t in w) n[w[t]]++; printf "%d to 1 only, %d to 2 only, %d to both", n[1], n[2], n[3] }' \
 		$TRACEFS/trace
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a ? b / a : 0 }'; }
 # near X Y PCT: X within PCT % of Y
 near() { awk -v x="$1" -v y="$2" -v p="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(y > 0 && d * 100 <= y * p) }'; }
 

@@ -27,8 +27,7 @@ OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
 
 cleanup() {
 	for _p in $(pidof fio); do kill -9 "$_p"; done
-	echo 0 > $TRACEFS/events/block/block_rq_insert/enable
-	echo 0 > $TRACEFS/events/block/block_rq_issue/enable
+	blk_wait_events 0
 	echo "$OLD_CLOCK" > $TRACEFS/trace_clock
 	sched_away bfq
 	nullb_unload
@@ -59,36 +58,14 @@ loaded() {
 	_q=/sys/kernel/debug/block/$DEV/sched/bfq_queues
 	[ ! -f $_q ] || grep -c 'boost=interactive' $_q > /tmp/51-open
 	echo > $TRACEFS/trace
-	echo 1 > $TRACEFS/events/block/block_rq_insert/enable &&
-		echo 1 > $TRACEFS/events/block/block_rq_issue/enable &&
-		echo 1 > $TRACEFS/tracing_on || { echo "cannot trace"; return 1; }
+	blk_wait_events 1 || { echo "cannot trace"; return 1; }
 	_m=$(chain) || { echo "$_m"; return 1; }
-	echo 0 > $TRACEFS/events/block/block_rq_insert/enable
-	echo 0 > $TRACEFS/events/block/block_rq_issue/enable
+	blk_wait_events 0
 	cat $TRACEFS/trace > /tmp/51.trace
 	for _p in $(pidof fio); do kill "$_p"; done
 	wait
 	echo "$_m"
 }
-# wait_ms: the median insert-to-issue time of the chain's reads, and that
-# of its first read, in ms
-wait_ms() {
-	awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
-		{ for (i = 2; i <= NF; i++) if ($i ~ /^block_rq_(insert|issue):$/) break }
-		i > NF || $(i + 1) != devt { next }
-		{ t = $(i - 1); sub(/:$/, "", t)
-		  for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
-		  if ($j + 0 < 4194304) next }
-		$i == "block_rq_insert:" { ins[$j] = t; next }
-		$j in ins { w[n++] = (t - ins[$j]) * 1000; delete ins[$j] }
-		END { if (!n) { print "none none"; exit }
-		      f = w[0]
-		      for (a = 0; a < n; a++) for (b = a + 1; b < n; b++)
-			if (w[b] < w[a]) { x = w[a]; w[a] = w[b]; w[b] = x }
-		      printf "%.2f %.2f\n", w[int(n / 2)], f }' /tmp/51.trace
-}
-bstat() { sed -n "s/^$1=//p" /sys/kernel/debug/block/$DEV/sched/bfq_stats; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 
 load_bfq || fail "insmod failed"
 nullb_load "$NULLB_SLOW" || fail "null_blk"
@@ -101,27 +78,27 @@ echo global > $TRACEFS/trace_clock || fail "cannot set the global trace clock"
 sched mq-deadline || fail "mq-deadline"
 idle=$(chain) || fail "idle chain: $idle"
 dl=$(loaded) || fail "mq-deadline: $dl"
-set -- $(wait_ms)
+set -- $(blk_wait_ms /tmp/51.trace $DEV 4194304)
 log "floor (idle device): $idle us per read; mq-deadline, loaded: $dl us, median wait $1 ms, first $2 ms"
 
 sched bfq || fail "bfq"
 IOS=/sys/block/$DEV/queue/iosched
 [ "$(cat $IOS/low_latency)" = 1 ] || fail "low_latency is not 1 by default"
-b0=$(bstat boosts) p0=$(bstat preempted)
+b0=$(bfq_stat $DEV boosts) p0=$(bfq_stat $DEV preempted)
 ll=$(loaded) || fail "bfq: $ll"
-set -- $(wait_ms)
+set -- $(blk_wait_ms /tmp/51.trace $DEV 4194304)
 ll_wait=$1 ll_first=$2
-b1=$(bstat boosts) p1=$(bstat preempted)
+b1=$(bfq_stat $DEV boosts) p1=$(bfq_stat $DEV preempted)
 open=$(cat /tmp/51-open)
-log "bfq low_latency=1: $ll us ($(ratio "$ll" "$idle") x floor, $(ratio "$ll" "$dl") x mq-deadline), median wait $ll_wait ms, first $ll_first ms, $((b1 - b0)) boosts, $((p1 - p0)) preemptions; after 3 s the streams had $open boosts left"
+log "bfq low_latency=1: $ll us ($(frac "$ll" "$idle") x floor, $(frac "$ll" "$dl") x mq-deadline), median wait $ll_wait ms, first $ll_first ms, $((b1 - b0)) boosts, $((p1 - p0)) preemptions; after 3 s the streams had $open boosts left"
 
 echo 0 > $IOS/low_latency || fail "cannot write low_latency"
 boosts=$((b1 - b0))
-b0=$(bstat boosts) p0=$(bstat preempted)
+b0=$(bfq_stat $DEV boosts) p0=$(bfq_stat $DEV preempted)
 off=$(loaded) || fail "bfq low_latency=0: $off"
-set -- $(wait_ms)
-b1n=$(bstat boosts) p1n=$(bstat preempted)
-log "bfq low_latency=0: $off us ($(ratio "$off" "$ll") x low_latency=1), median wait $1 ms, first $2 ms, $((b1n - b0)) boosts, $((p1n - p0)) preemptions"
+set -- $(blk_wait_ms /tmp/51.trace $DEV 4194304)
+b1n=$(bfq_stat $DEV boosts) p1n=$(bfq_stat $DEV preempted)
+log "bfq low_latency=0: $off us ($(frac "$off" "$ll") x low_latency=1), median wait $1 ms, first $2 ms, $((b1n - b0)) boosts, $((p1n - p0)) preemptions"
 
 cleanup
 trap - EXIT
@@ -137,7 +114,7 @@ awk -v w="$ll_first" 'BEGIN { exit !(w != "none" && w <= 10) }' ||
 [ $((b1n - b0)) = 0 ] && [ $((p1n - p0)) = 0 ] ||
 	fail "low_latency=0: $((b1n - b0)) boosts and $((p1n - p0)) preemptions"
 awk -v a="$off" -v b="$ll" 'BEGIN { exit !(a >= 4 * b) }' ||
-	fail "low_latency=0 is only $(ratio "$off" "$ll") x low_latency=1: the test cannot tell them apart"
+	fail "low_latency=0 is only $(frac "$off" "$ll") x low_latency=1: the test cannot tell them apart"
 awk -v a="$ll" -v b="$dl" 'BEGIN { exit !(a <= 0.5 * b) }' ||
 	fail "low_latency=1: $ll us, over half of mq-deadline's $dl us"
 log "low latency ok"

@@ -437,6 +437,50 @@ blk_busy_rate() {
 			sect += $(j + 1); if (!--n) busy += t - since }
 		END { printf "%.1f", (busy > 0 ? sect / busy / 1000 : 0) }' $TRACEFS/trace
 }
+# blk_wait_ms FILE DISK MINSECTOR: from the block_rq_insert and
+# block_rq_issue events of DISK in trace FILE, the median time from insert
+# to issue of the requests at or above MINSECTOR, and that of the first
+# one, in ms ("none none" if there is none)
+blk_wait_ms() {
+	awk -v devt="$(tr : , < /sys/block/$2/dev)" -v min="$3" '
+		{ for (i = 2; i <= NF; i++) if ($i ~ /^block_rq_(insert|issue):$/) break }
+		i > NF || $(i + 1) != devt { next }
+		{ t = $(i - 1); sub(/:$/, "", t)
+		  for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
+		  if ($j + 0 < min) next }
+		$i == "block_rq_insert:" { ins[$j] = t; next }
+		$j in ins { w[n++] = (t - ins[$j]) * 1000; delete ins[$j] }
+		END { if (!n) { print "none none"; exit }
+		      f = w[0]
+		      for (a = 0; a < n; a++) for (b = a + 1; b < n; b++)
+			if (w[b] < w[a]) { x = w[a]; w[a] = w[b]; w[b] = x }
+		      printf "%.2f %.2f\n", w[int(n / 2)], f }' "$1"
+}
+# blk_wait_events 1|0: trace block_rq_insert and block_rq_issue (what
+# blk_wait_ms reads), or stop; turning them on also turns tracing on.
+blk_wait_events() {
+	for _e in block_rq_insert block_rq_issue; do
+		echo "$1" > $TRACEFS/events/block/$_e/enable || return 1
+	done
+	[ "$1" = 0 ] || echo 1 > $TRACEFS/tracing_on
+}
+# blk_issue_runs DISK SECTOR: from the traced block_rq_issue events of
+# DISK, the issues per run of one of two readers, one reading below
+# SECTOR and one from it
+blk_issue_runs() {
+	awk -v devt="$(tr : , < /sys/block/$1/dev)" -v at="$2" '
+		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
+		i > NF || $(i + 1) != devt { next }
+		{ for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
+		  r = $j + 0 >= at; n++; if (n == 1 || r != prev) runs++; prev = r }
+		END { printf "%.1f", runs ? n / runs : 0 }' $TRACEFS/trace
+}
+# bfq_stat DISK KEY: KEY's value in bfq's debugfs bfq_stats of DISK
+bfq_stat() { sed -n "s/^$2=//p" "/sys/kernel/debug/block/$1/sched/bfq_stats"; }
+# frac A B: A / B with two decimals, 0 if B is 0
+frac() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+# ratio A B: B / A with two decimals, 0 if A is 0
+ratio() { frac "$2" "$1"; }
 # max_budget_used DEV: the max_budget bfq uses on DEV (auto or set), sectors
 max_budget_used() { sed -n 's/^max_budget=//p' "/sys/kernel/debug/block/$1/sched/bfq_stats"; }
 # lag_tol PCT SECTORS BYTES: PCT plus one budget of SECTORS in % of BYTES.
