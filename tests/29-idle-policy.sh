@@ -90,7 +90,7 @@ MIN_EXP=$((RUNTIME * 1000 / 125 / 2))
 # (7 of them >= 6.28); mq-deadline got 1.00 (3 runs).
 MIN_RATIO=4
 # MIN_PAUSED: about half the 2.8 of the pausing run below; measured
-# 2.31-3.53 (5 runs), low_latency 0 0.65-0.70.
+# 2.31-3.53 (6 runs), low_latency 0 0.65-0.73.
 MIN_PAUSED=1.5
 nullb_load "$NULLB_SLOW" || fail "null_blk"
 [ "$(cat /sys/block/$DEV/queue/rotational)" = 0 ] || fail "null_blk is not marked non-rotational"
