@@ -552,6 +552,12 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 	bfqd->in_service = bfqq;
 	bfqq->turn_start_ns = 0;
 	bfqq->turn_rqs = 0;
+	/*
+	 * Its budget was set at its last expiry: the budgets in use may have
+	 * fallen since (peak rate, max_budget).  A timeout charges the whole
+	 * budget, and a stale one would cost it many turns of the others.
+	 */
+	e->budget = min(e->budget, bfq_max_budget(bfqd));
 	if (!bfqq->queued) {
 		/* its turn, and its time, start now: wait for its request */
 		bfqq->turn_start_ns = now;
