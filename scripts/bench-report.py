@@ -221,6 +221,25 @@ class Report:
                 self.add(int(wl), key, who, "rnd_mbs", [m["rnd_kib"] / 1024 / m["dt"] for m in ok], "MB/s")
                 self.add(int(wl), key, who, "total_mbs",
                          [(m["seq_kib"] + m["rnd_kib"]) / 1024 / m["dt"] for m in ok], "MB/s")
+        # w7: the chain's wall time idle and under load, and their ratio
+        # (a chain cut short is scaled to the whole chain from the reads done)
+        for (case, sched), reps in by_rep(s, "7").items():
+            ios = float(self.d["cases"].get(("7", case), {}).get("ios", 0) or 0)
+            for m in reps.values():
+                for k in ("idle", "load"):
+                    if k + "_ms" in m and m.get(k + "_reads") and ios:
+                        m[k + "_cut"] = m[k + "_reads"] < ios
+                        m[k + "_ms"] *= ios / m[k + "_reads"]
+            for metric in ("idle_ms", "load_ms", "bg_read_mbs"):
+                self.add(7, case, sched, metric, [m[metric] for m in reps.values() if metric in m],
+                         "MB/s" if metric == "bg_read_mbs" else "ms")
+            cut = sum(1 for m in reps.values() for k in ("idle_cut", "load_cut") if m.get(k))
+            if cut:
+                self.add(7, case, sched, "cut", [cut], "")
+            idle = self.get(7, case, sched, "idle_ms")
+            if idle and idle["median"] > 0:
+                self.add(7, case, sched, "slowdown",
+                         [m["load_ms"] / idle["median"] for m in reps.values() if "load_ms" in m], "x")
         # w6
         for (case, sched), reps in by_rep(s, "6").items():
             for metric in ("object_size", "slab_size", "objsize", "objects_added"):
@@ -250,6 +269,19 @@ class Report:
         o, dl = med(4, "vda-mix", OURS, "total_mbs"), med(4, "vda-mix", DL, "total_mbs")
         if o and dl:
             self.target(4, "throughput >= 0.95x mq-deadline", o >= 0.95 * dl, "%.2fx" % (o / dl))
+        o, di = med(3, "vda", OURS, "wr_mbs"), med(3, "vda", DISTRO, "wr_mbs")
+        if o is not None and di:
+            self.target(3, "writer MB/s >= 0.8x distro bfq (vda)", o >= 0.8 * di, "%.2fx" % (o / di))
+        for dev in ("nullb0", "vda"):
+            o = med(7, dev, OURS, "slowdown")
+            if o is not None:
+                self.target(7, "start-up under load <= 2x idle (%s)" % dev, o <= 2, "%.2fx" % o)
+            o = med(7, dev, OURS, "load_ms")
+            for other, name in ((DISTRO, "distro bfq"), (DL, "mq-deadline")):
+                t = med(7, dev, other, "load_ms")
+                if o is not None and t:
+                    self.target(7, "start-up under load <= 0.5x %s (%s)" % (name, dev), o <= 0.5 * t,
+                                "%.0f vs %.0f ms (%.2fx)" % (o, t, o / t))
         bo, bd = self.mem_bytes(OURS), self.mem_bytes(DISTRO)
         if bo and bd:
             self.target(6, "bytes per process per device <= half the distro's", bo <= bd / 2,
@@ -417,9 +449,30 @@ class Report:
                 L.append("| %s objects added | " % c + " | ".join(self.cell(6, c, s, "objects_added") for s in (DISTRO, OURS)) + " |")
             bo, bd = self.mem_bytes(OURS), self.mem_bytes(DISTRO)
             L.append("| bytes / process / device | %s | %s |" % ("%d" % bd if bd else "–", "%d" % bo if bo else "–"))
+        # w7
+        if any(r["workload"] == 7 for r in self.res):
+            ios = self.d["cases"].get(("7", "nullb0"), self.d["cases"].get(("7", "vda"), {})).get("ios", "?")
+            L += ["", "**7. Start-up under load** — wall time of a new process reading a chain of %s dependent "
+                  "4 KiB O_DIRECT random blocks, on the idle device and beside two 128 KiB sequential readers "
+                  "and a buffered writer; slowdown = loaded / idle median of the same scheduler; the "
+                  "background's read MB/s while the chains ran. A chain is cut after %s s and its time "
+                  "scaled to the whole chain from the reads done (\"n cut\": how many were)."
+                  % (ios, self.d["cases"].get(("7", "nullb0"), {}).get("max_s", "?")), "", hdr, sep]
+            for dev in ("nullb0", "vda"):
+                for metric, fmt, label in (("idle_ms", "%.0f", "idle ms"), ("load_ms", "%.0f", "loaded ms"),
+                                           ("slowdown", "%.1f", "slowdown ×"),
+                                           ("bg_read_mbs", "%.1f", "background read MB/s")):
+                    cells = []
+                    for s in SCHEDS:
+                        c = self.cell(7, dev, s, metric, fmt)
+                        cut = self.get(7, dev, s, "cut")
+                        if cut and metric in ("load_ms", "idle_ms"):
+                            c += " (%d cut)" % cut["median"]
+                        cells.append(c)
+                    L.append("| %s %s | " % (dev, label) + " | ".join(cells) + " |")
         # targets
         if self.targets:
-            L += ["", "**Targets** (issue 6):", ""]
+            L += ["", "**Targets** (issues 6 and 12):", ""]
             for t in self.targets:
                 L.append("- w%d %s: **%s** (%s)" % (t["workload"], t["target"], "met" if t["met"] else "missed", t["detail"]))
         return L
@@ -539,6 +592,11 @@ plot %s
                     for m, lab in (("total_mbs", "total"), ("seq_mbs", "4_sequential"), ("rnd_mbs", "4_random"))]
             hist(os.path.join(outdir, st + "-throughput.png"), dat("tput.dat", rows),
                  "4. Aggregate throughput on vda, 4 sequential + 4 random readers " + note, "MB/s")
+        if any(r["workload"] == 7 for r in self.res):
+            rows = [[dev] + sum((trip(self.get(7, dev, s, "slowdown")) for s in SCHEDS), []) for dev in ("nullb0", "vda")]
+            hist(os.path.join(outdir, st + "-startup.png"), dat("startup.dat", rows),
+                 "7. Start-up under load: chain time loaded / idle " + note, "slowdown (x)",
+                 "set logscale y\nset yrange [0.5:*]\nset arrow from graph 0, first 2 to graph 1, first 2 nohead dt 2 lc rgb 'red'")
         w5 = ["mb=auto,ts=125", "mb=1024,ts=125", "mb=8192,ts=125", "mb=65536,ts=125", "mb=auto,ts=20", "mb=auto,ts=500"]
         if any(r["workload"] == 5 for r in self.res):
             rows = [[c.replace("mb=", "mb_").replace(",ts=", "/ts_")] + trip(self.get(5, "fair:" + c, OURS, "err"))

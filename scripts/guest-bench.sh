@@ -24,7 +24,7 @@ arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
 WLS=$(arg bfqbench | tr ',' ' ')
-[ -n "$WLS" ] || WLS="1 2 3 4 5 6"
+[ -n "$WLS" ] || WLS="1 2 3 4 5 6 7"
 QUICK=$(arg bfqquick)
 [ "$QUICK" = 1 ] || QUICK=0
 REPS=3
@@ -38,6 +38,7 @@ if [ "$QUICK" = 1 ]; then
 	LAT_RAMP=1 LAT_RUN=2		# w3: one fio run per rep
 	TPUT_WARM=1 TPUT_WIN=1		# w4, w5: windows of one run
 	MEM_PROCS=16
+	APP_IOS=64 APP_WARM=1 APP_MAX=5	# w7
 else
 	IOPS_RAMP=1 IOPS_RUN=3
 	PROF_SECS=4
@@ -45,6 +46,7 @@ else
 	LAT_RAMP=1 LAT_RUN=5
 	TPUT_WARM=2 TPUT_WIN=3
 	MEM_PROCS=64
+	APP_IOS=128 APP_WARM=3 APP_MAX=20
 fi
 
 NB_FAST='queue_mode=2 irqmode=0 submit_queues=2 hw_queue_depth=64'
@@ -58,7 +60,7 @@ res "M cmdline $(cat /proc/cmdline)"
 res "M quick $QUICK"
 res "M reps $REPS"
 res "M fio $(fio --version)"
-res "M durations iops_ramp=$IOPS_RAMP iops_run=$IOPS_RUN prof=$PROF_SECS fair_warm=$FAIR_WARM fair_win=$FAIR_WIN lat_ramp=$LAT_RAMP lat_run=$LAT_RUN tput_warm=$TPUT_WARM tput_win=$TPUT_WIN mem_procs=$MEM_PROCS"
+res "M durations iops_ramp=$IOPS_RAMP iops_run=$IOPS_RUN prof=$PROF_SECS fair_warm=$FAIR_WARM fair_win=$FAIR_WIN lat_ramp=$LAT_RAMP lat_run=$LAT_RUN tput_warm=$TPUT_WARM tput_win=$TPUT_WIN mem_procs=$MEM_PROCS app_ios=$APP_IOS app_warm=$APP_WARM app_max=$APP_MAX"
 modprobe kyber-iosched 2>/dev/null || err 0 "kyber-iosched not available"
 
 # use_sched LABEL DEV: make scheduler LABEL (none, mq-deadline, kyber,
@@ -557,8 +559,94 @@ w6() {
 	nullb_unload
 }
 
+# ---------------------------------------------------------------- w7
+# Start-up under heavy I/O: the wall time a new process takes for a chain
+# of APP_IOS dependent 4 KiB O_DIRECT random reads (psync: each read waits
+# for the one before, like a program paging itself in), first on the idle
+# device (the floor), then while two sequential O_DIRECT readers (128 KiB)
+# and a buffered sequential writer keep it busy.  Each rep is a new
+# process (a fio of its own) and fio's runtime is the chain's wall time.
+# No cache invalidation at the start (fio's default BLKFLSBUF would first
+# write back the writer's dirty pages: a program does not do that).
+# A chain is cut after APP_MAX s (a scheduler may take minutes): the
+# report then scales its time to the whole chain from the reads done.
+# The background's read MB/s over the loaded reps shows what a scheduler
+# took from the streams to start the program fast.
+# app_ms DEV OFFSET SIZE: prints "ms reads" of the chain, or nothing.
+app_ms() {
+	fio --minimal --terse-version=3 --name=app --filename="/dev/$1" \
+		--rw=randread --bs=4k --direct=1 --ioengine=psync \
+		--offset="$2" --size="$3" --number_ios=$APP_IOS \
+		--runtime=$APP_MAX --invalidate=0 2>/dev/null |
+		awk -F';' '$1 == 3 && $5 == 0 && $6 >= 4 { print $9, $6 / 4 }'
+}
+
+# app_reps WL DEV SCHED KIND OFFSET SIZE: REPS chains, 1 s apart.
+app_reps() {
+	_r=1
+	while [ $_r -le $REPS ]; do
+		_v=$(app_ms "$2" "$5" "$6")
+		if [ -n "$_v" ]; then
+			res "S $1 $2 $3 $_r $4_ms ${_v% *}"
+			res "S $1 $2 $3 $_r $4_reads ${_v#* }"
+			_all="$_all ${_v% *}/${_v#* }"
+		else
+			err "$1" "$2 $3: the $4 chain failed"
+		fi
+		sleep 1
+		_r=$((_r + 1))
+	done
+}
+
+w7() {
+	echo $((32 << 20)) > /proc/sys/vm/dirty_bytes
+	echo $((8 << 20)) > /proc/sys/vm/dirty_background_bytes
+	for d in nullb0 vda; do
+		if [ $d = nullb0 ]; then
+			nullb_load "$NB_SLOW" || { err 7 "null_blk"; continue; }
+			# chain offset, size; first reader, next reader +;
+			# writer; size of each stream's region
+			set -- 0 1g 2g 2g 10g 1g
+			res "C 7 nullb0 device=null_blk-depth1-2ms nr_requests=128 ios=$APP_IOS max_s=$APP_MAX"
+		else
+			set -- 0 256m 256m 128m 512m 128m
+			res "C 7 vda device=virtio-blk nr_requests=default ios=$APP_IOS max_s=$APP_MAX"
+		fi
+		for s in $SCHEDS; do
+			use_sched "$s" $d || { err 7 "cannot use $s on $d"; continue; }
+			[ $d = vda ] || deep $d
+			_all=''
+			app_reps 7 $d "$s" idle "$1" "$2"
+			fio --minimal --terse-version=3 --thread --filename=/dev/$d \
+				--ioengine=psync --time_based --runtime=600 \
+				--name=seq --rw=read --bs=128k --direct=1 --numjobs=2 \
+				--offset="$3" --offset_increment="$4" \
+				--size="$6" \
+				--name=wr --rw=write --bs=1m --direct=0 --offset="$5" \
+				--size="$6" > /tmp/app-bg.t 2>&1 &
+			bg=$!
+			started $bg || err 7 "$d $s: the background did not start"
+			sleep "$APP_WARM"
+			b0=$(snap $bg)
+			app_reps 7 $d "$s" load "$1" "$2"
+			b1=$(snap $bg)
+			stop_fio $bg
+			res "S 7 $d $s 1 bg_read_mbs $(echo "$b0 $b1" | awk '{ printf "%.2f", ($4 - $2) / 1048576 / ($3 - $1) }')"
+			say "w7 $d $s: idle, load ms/reads:$_all"
+			sync
+			echo 3 > /proc/sys/vm/drop_caches
+		done
+		unload_both
+	done
+	nullb_unload
+	echo 0 > /proc/sys/vm/dirty_bytes
+	echo 0 > /proc/sys/vm/dirty_background_bytes
+	echo 20 > /proc/sys/vm/dirty_ratio
+	echo 10 > /proc/sys/vm/dirty_background_ratio
+}
+
 for w in $WLS; do
-	case $w in 1 | 2 | 3 | 4 | 5 | 6) ;; *) err 0 "no workload $w"; continue ;; esac
+	case $w in 1 | 2 | 3 | 4 | 5 | 6 | 7) ;; *) err 0 "no workload $w"; continue ;; esac
 	say "=== workload $w starts at uptime $(now)"
 	t0=$(now)
 	w$w
