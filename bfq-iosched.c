@@ -135,22 +135,30 @@ static void bfq_update_auto_budget(struct bfq_data *bfqd)
  * completed over busy time (time with requests in the driver, so a
  * process's think time does not count), one sample per
  * BFQ_RATE_WINDOW_NS of it.  A window in which more than a quarter of the
- * dispatches seeked tells about the workload rather than the device, and
- * is dropped.  The
- * samples enter an average that falls as readily as it rises: budgets
- * follow a device that slows down, and turns that end by timeout because
- * the budget became too large for it end by budget again.
+ * dispatches seeked tells about the workload rather than the device: it
+ * is used only until the first window that did not seek, which then
+ * replaces what the seeky ones gave.  Without them a load that only seeks
+ * would keep the start budget, its turns of BFQ_START_MAX_BUDGET would
+ * all end by timeout, and a light group would wait seconds for one
+ * request.  The samples enter an average that falls as readily as it
+ * rises: budgets follow a device that slows down, and turns that end by
+ * timeout because the budget became too large for it end by budget again.
  */
 static void bfq_rate_sample(struct bfq_data *bfqd, u64 busy_ns)
 {
+	bool seeky = bfqd->rate_seeks * 4 > bfqd->rate_rqs;
 	u64 rate;
 
-	if (bfqd->rate_seeks * 4 > bfqd->rate_rqs || !bfqd->rate_sectors)
+	if (!bfqd->rate_sectors ||
+	    (seeky && bfqd->peak_rate && !bfqd->rate_seeky))
 		return;
 	rate = mul_u64_u64_div_u64(bfqd->rate_sectors,
 				   NSEC_PER_MSEC << BFQ_RATE_SHIFT, busy_ns);
-	bfqd->peak_rate = bfqd->peak_rate ? (bfqd->peak_rate * 3 + rate) / 4 :
-					    rate;
+	if (!bfqd->peak_rate || bfqd->rate_seeky != seeky)
+		bfqd->peak_rate = rate;
+	else
+		bfqd->peak_rate = (bfqd->peak_rate * 3 + rate) / 4;
+	bfqd->rate_seeky = seeky;
 	bfq_update_auto_budget(bfqd);
 }
 

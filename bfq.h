@@ -215,6 +215,7 @@ struct bfq_data {
 	unsigned int async_tags;	/* tags async requests may hold */
 
 	u64 peak_rate;			/* sectors per ms << 16, 0 if unknown */
+	bool rate_seeky;		/* peak_rate only from seeky samples */
 	/* the sample being taken: see bfq_rate_sample() */
 	u64 rate_busy_since;		/* ns: in_driver last went above 0 */
 	u64 rate_busy_ns;		/* busy time banked before that */

@@ -2,7 +2,7 @@
 # where: guest
 # timeout: 120
 # The peak rate, and the auto max_budget drawn from it, follow the device
-# down as well as up.  One scsi_debug disk (one command at a time, 64 KiB
+# down as well as up, and a load that only seeks gives the first estimate.  One scsi_debug disk (one command at a time, 64 KiB
 # requests), two sync sequential readers (direct, psync) in three phases:
 # 0.5 ms per command, then 4 ms (8 times slower), then 0.5 ms again, one
 # elevator instance throughout, every tunable at its default.
@@ -39,12 +39,12 @@ OLD_CLOCK=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $TRACEFS/trace_clock)
 echo global > $TRACEFS/trace_clock || fail "cannot set the global trace clock"
 
 stat_of() { sed -n "s/^$1=//p" $STATS; }
-# phase NDELAY: run the readers 8 s, print "device_rate ours exhausted
-# timeout" for the last 3 s (rates in sectors per ms)
+# phase NDELAY RW BS: run the readers 8 s, print "device_rate ours
+# exhausted timeout" for the last 3 s (rates in sectors per ms)
 phase() {
 	echo "$1" > $NDELAY || return 1
 	fio --minimal --terse-version=3 --filename=/dev/$D --direct=1 \
-		--ioengine=psync --bs=64k --rw=read --runtime=8 --time_based \
+		--ioengine=psync --bs=$3 --rw=$2 --runtime=8 --time_based \
 		--name=a --offset=0 --size=100m --name=b --offset=128m --size=100m \
 		> /tmp/50.t 2>&1 &
 	sleep 5
@@ -65,8 +65,15 @@ phase() {
 # near X Y PCT: X within PCT % of Y
 near() { awk -v x="$1" -v y="$2" -v p="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(y > 0 && d * 100 <= y * p) }'; }
 
+# first, on the fresh elevator, a load that only seeks (16 KiB random
+# reads at 1 ms a command): its rate is the first estimate, and replaces
+# the start budget (before, it stayed at the start value for good)
+r=$(phase 1000000 randread 16k) || fail "seeky phase: fio or ndelay failed: $r"
+set -- $r
+log "seeky, ndelay=1000000 ns: block layer $1 sectors/ms, ours $2; max_budget $(stat_of max_budget)"
+near "$2" "$1" 20 || fail "seeky phase: peak rate $2 sectors/ms, the block layer saw $1"
 for nd in 500000 4000000 500000; do
-	r=$(phase $nd) || fail "phase ndelay=$nd: fio or ndelay failed: $r"
+	r=$(phase $nd read 64k) || fail "phase ndelay=$nd: fio or ndelay failed: $r"
 	set -- $r
 	log "ndelay=$nd ns: block layer $1 sectors/ms, ours $2; last 3 s: exhausted=$3 timeout=$4; max_budget $(stat_of max_budget)"
 	eval "dev_$nd=$1 ours_$nd=$2 ex_$nd=$3 to_$nd=$4"
