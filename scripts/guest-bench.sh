@@ -163,6 +163,19 @@ stop_fio() {
 	return 0
 }
 
+# dirty_small: dirty limits of 32 MiB (background 8 MiB), so that
+# writeback runs all the time (w3, w7); dirty_default: the kernel's.
+dirty_small() {
+	echo $((32 << 20)) > /proc/sys/vm/dirty_bytes
+	echo $((8 << 20)) > /proc/sys/vm/dirty_background_bytes
+}
+dirty_default() {
+	echo 0 > /proc/sys/vm/dirty_bytes
+	echo 0 > /proc/sys/vm/dirty_background_bytes
+	echo 20 > /proc/sys/vm/dirty_ratio
+	echo 10 > /proc/sys/vm/dirty_background_ratio
+}
+
 # ---------------------------------------------------------------- w1
 # CPU cost: 4 KiB random reads, io_uring QD32, zero-latency null_blk,
 # 1/2/4 jobs.  Rounds go over all schedulers in turn (so a slow spell of
@@ -411,8 +424,7 @@ lat_reps() {
 }
 
 w3() {
-	echo $((32 << 20)) > /proc/sys/vm/dirty_bytes
-	echo $((8 << 20)) > /proc/sys/vm/dirty_background_bytes
+	dirty_small
 	for d in vda nullb0; do
 		if [ $d = nullb0 ]; then
 			nullb_load "$NB_SLOW" || { err 3 "null_blk"; continue; }
@@ -439,10 +451,7 @@ w3() {
 		unload_both
 	done
 	nullb_unload
-	echo 0 > /proc/sys/vm/dirty_bytes
-	echo 0 > /proc/sys/vm/dirty_background_bytes
-	echo 20 > /proc/sys/vm/dirty_ratio
-	echo 10 > /proc/sys/vm/dirty_background_ratio
+	dirty_default
 }
 
 # ---------------------------------------------------------------- w4
@@ -599,8 +608,7 @@ app_reps() {
 }
 
 w7() {
-	echo $((32 << 20)) > /proc/sys/vm/dirty_bytes
-	echo $((8 << 20)) > /proc/sys/vm/dirty_background_bytes
+	dirty_small
 	for d in nullb0 vda; do
 		if [ $d = nullb0 ]; then
 			nullb_load "$NB_SLOW" || { err 7 "null_blk"; continue; }
@@ -639,10 +647,7 @@ w7() {
 		unload_both
 	done
 	nullb_unload
-	echo 0 > /proc/sys/vm/dirty_bytes
-	echo 0 > /proc/sys/vm/dirty_background_bytes
-	echo 20 > /proc/sys/vm/dirty_ratio
-	echo 10 > /proc/sys/vm/dirty_background_ratio
+	dirty_default
 }
 
 for w in $WLS; do
