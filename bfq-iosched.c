@@ -453,18 +453,24 @@ static void bfq_drop_challenger(struct bfq_data *bfqd)
 }
 
 /*
- * low_latency, on a device where a switch costs no seek: a sync queue just
- * activated that does not preempt becomes the challenger of the queue in
- * service, and takes the device as soon as B-WF2Q+ would pick it were
- * that turn cut there (bfq_challenger_wins).  A small reader then waits
- * for a few of a stream's requests, not for its whole turn; the order is
- * B-WF2Q+'s, only served in smaller slices.  One challenger at a time
- * keeps the check at each dispatch O(depth).
+ * low_latency: a sync queue just activated that does not preempt becomes
+ * the challenger of the queue in service, and takes the device as soon as
+ * B-WF2Q+ would pick it were that turn cut there (bfq_challenger_wins).
+ * A small reader then waits for a few of a stream's requests, not for its
+ * whole turn; the order is B-WF2Q+'s, only served in smaller slices.  One
+ * challenger at a time keeps the check at each dispatch O(depth).
+ * Not on a disk that serves one command at a time: there each switch is a
+ * seek pair and the 2008 turns keep its throughput.  A rotational device
+ * that queues commands (an NCQ disk, a virtual disk backed by a file)
+ * orders them itself, and a stream's turn would cost the reader a whole
+ * turn of its requests in the device: it is challenged, at the price of a
+ * seek pair per small read on a real disk.
  */
 static void bfq_challenge(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	if (!bfqd->low_latency || !bfqq->sync || !bfqd->in_service ||
-	    bfqd->challenger || !blk_queue_nonrot(bfqd->queue))
+	    bfqd->challenger ||
+	    (!blk_queue_nonrot(bfqd->queue) && !bfqd->queueing))
 		return;
 	bfq_get_queue(bfqq);
 	bfqd->challenger = bfqq;

@@ -80,12 +80,14 @@ echo 128 > /sys/block/$DEV/queue/nr_requests || fail "nr_requests"
 r=$(mix ll1) || fail "bfq: $r"
 set -- $r
 p99=$1 seq=$2 wr=$3 wait=$4
+log "bfq_stats: $(tr '\n' ' ' < /sys/kernel/debug/block/$DEV/sched/bfq_stats)"
 log "bfq: rnd p99 $1 us ($(frac "$1" "$dl_p99") x mq-deadline), seq $2 KiB/s ($(frac "$2" "$dl_seq") x), writer $3 KiB/s ($(frac "$3" "$dl_wr") x), rnd median wait $4 ms"
 
 iosched $DEV low_latency 0 || fail "cannot set low_latency=0"
 r=$(mix ll0) || fail "bfq low_latency=0: $r"
 set -- $r
 p99_0=$1
+log "bfq_stats: $(tr '\n' ' ' < /sys/kernel/debug/block/$DEV/sched/bfq_stats)"
 log "bfq low_latency=0: rnd p99 $1 us ($(frac "$1" "$dl_p99") x mq-deadline), seq $2 KiB/s, writer $3 KiB/s, rnd median wait $4 ms"
 
 cleanup
