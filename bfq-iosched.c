@@ -462,9 +462,9 @@ static void bfq_drop_challenger(struct bfq_data *bfqd)
  * Not on a disk that serves one command at a time: there each switch is a
  * seek pair and the 2008 turns keep its throughput.  A rotational device
  * that queues commands (an NCQ disk, a virtual disk backed by a file)
- * orders them itself, and a stream's turn would cost the reader a whole
- * turn of its requests in the device: it is challenged, at the price of a
- * seek pair per small read on a real disk.
+ * orders them itself; without a challenge a small reader would wait for a
+ * stream's whole turn there.  The price on a real disk: a seek pair per
+ * small read.
  */
 static void bfq_challenge(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
