@@ -102,9 +102,9 @@ awk -v a="$seq" -v b="$dl_seq" 'BEGIN { exit !(a >= 0.5 * b) }' ||
 awk -v a="$wr" -v b="$dl_wr" 'BEGIN { exit !(a >= 0.5 * b) }' ||
 	fail "writer $wr KiB/s, under 0.5x mq-deadline's $dl_wr"
 # The control used to fail the test when low_latency=0 was not over 3x
-# (7.5-8.3x measured before 2026-12-06).  Since seeky loads give the peak
-# rate (smaller budgets from the start), one clean-clone run of two saw
-# 0.35x with low_latency=0: why is not understood yet, so for now the
+# (7.5-8.3x measured before 2026-12-06).  It fell under that in a few
+# runs since (0.35x, 1.41x): there the random reader was idled for, as
+# if the weights were unequal (docs/testing.md).  Until that is fixed the
 # control is only reported, and the checks above still decide.
 awk -v a="$p99_0" -v b="$dl_p99" 'BEGIN { exit !(a > 3 * b) }' ||
 	log "NOT YET: low_latency=0: p99 $p99_0 us, not over 3x mq-deadline's (control not conclusive)"
