@@ -52,8 +52,7 @@ mix() {
 		[ "$(fio_err /tmp/56-$1.t $_j)" = 0 ] ||
 			{ echo "$_j: $(head -c 200 /tmp/56-$1.t)"; return 1; }
 	done
-	_p99=$(awk -F';' '$3 == "rnd" { split($19, a, "="); print a[2] }' /tmp/56-$1.t)
-	set -- "$_p99" "$(fio_read_bw /tmp/56-$1.t seq)" \
+	set -- "$(fio_read_p99 /tmp/56-$1.t rnd)" "$(fio_read_bw /tmp/56-$1.t seq)" \
 		"$(blk_wait_ms /tmp/56-$1.trace $DEV 16777216)"
 	echo "$1 $2 ${3% *}"
 }

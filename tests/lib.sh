@@ -197,6 +197,9 @@ fio_field() {
 fio_read_bw()  { fio_field "$1" "${2:-}" 7; }	# FILE [JOB]: KiB/s
 fio_write_bw() { fio_field "$1" "${2:-}" 48; }	# FILE [JOB]: KiB/s
 fio_err()      { fio_field "$1" "${2:-}" 5; }	# FILE [JOB]: errno, 0 = ok
+# fio_read_p99 FILE [JOB]: read completion latency p99 in us, of a run
+# with --percentile_list=50:99 (field 19 is then "99.000000%=N")
+fio_read_p99() { fio_field "$1" "${2:-}" 19 | sed 's/.*=//'; }
 
 # check_dmesg: fail if the kernel log shows Oops/BUG/WARNING/... since this
 # test started (the guest runner marks each start in /dev/kmsg), or if that
