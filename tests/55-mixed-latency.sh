@@ -37,17 +37,13 @@ trap cleanup EXIT
 # mix LABEL: "p99_us seq_KiB/s write_KiB/s median_wait_ms" of one run; the
 # random reader reads from 8 GiB on (sector 16777216), the others below
 mix() {
-	echo > $TRACEFS/trace
-	blk_wait_events 1 || { echo "cannot enable the block events"; return 1; }
-	fio --minimal --terse-version=3 --percentile_list=50:99 \
+	blk_wait_traced /tmp/55-$1.trace /tmp/55-$1.t \
+		fio --minimal --terse-version=3 --percentile_list=50:99 \
 		--filename=/dev/$DEV --time_based --runtime=8 --ramp_time=2 \
 		--ioengine=psync \
 		--name=rnd --rw=randread --bs=4k --direct=1 --offset=8g --size=1g \
 		--name=seq --rw=read --bs=128k --direct=1 --offset=2g --size=1g \
-		--name=wr --rw=write --bs=1m --direct=0 --offset=4g --size=1g \
-		> /tmp/55-$1.t 2>&1
-	blk_wait_events 0
-	cat $TRACEFS/trace > /tmp/55-$1.trace
+		--name=wr --rw=write --bs=1m --direct=0 --offset=4g --size=1g || return 1
 	# the next run starts with no dirty data of this one
 	sync
 	echo 3 > /proc/sys/vm/drop_caches

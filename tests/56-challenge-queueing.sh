@@ -36,18 +36,14 @@ trap cleanup EXIT
 # mix LABEL: "p99_us seq_KiB/s median_wait_ms" of one run; the random
 # reader reads from 8 GiB on (sector 16777216), the stream below
 mix() {
-	echo > $TRACEFS/trace
-	blk_wait_events 1 || { echo "cannot enable the block events"; return 1; }
-	fio --minimal --terse-version=3 --percentile_list=50:99 \
+	blk_wait_traced /tmp/56-$1.trace /tmp/56-$1.t \
+		fio --minimal --terse-version=3 --percentile_list=50:99 \
 		--filename=/dev/$DEV --time_based --runtime=6 --ramp_time=2 \
 		--direct=1 \
 		--name=rnd --rw=randread --bs=4k --ioengine=psync \
 		--offset=8g --size=1g \
 		--name=seq --rw=read --bs=64k --ioengine=libaio --iodepth=32 \
-		--offset=2g --size=4g \
-		> /tmp/56-$1.t 2>&1
-	blk_wait_events 0
-	cat $TRACEFS/trace > /tmp/56-$1.trace
+		--offset=2g --size=4g || return 1
 	for _j in rnd seq; do
 		[ "$(fio_err /tmp/56-$1.t $_j)" = 0 ] ||
 			{ echo "$_j: $(head -c 200 /tmp/56-$1.t)"; return 1; }

@@ -467,6 +467,18 @@ blk_wait_events() {
 	done
 	[ "$1" = 0 ] || echo 1 > $TRACEFS/tracing_on
 }
+# blk_wait_traced TRACE OUT CMD...: run CMD (its output to OUT) with the
+# events blk_wait_ms reads traced, and save the trace to TRACE; fails only
+# if the events cannot be enabled
+blk_wait_traced() {
+	_trace=$1 _out=$2
+	shift 2
+	echo > $TRACEFS/trace
+	blk_wait_events 1 || { echo "cannot enable the block events"; return 1; }
+	"$@" > "$_out" 2>&1
+	blk_wait_events 0
+	cat $TRACEFS/trace > "$_trace"
+}
 # blk_issue_runs DISK SECTOR: from the traced block_rq_issue events of
 # DISK, the issues per run of one of two readers, one reading below
 # SECTOR and one from it
