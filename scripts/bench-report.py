@@ -240,6 +240,10 @@ class Report:
             if idle and idle["median"] > 0:
                 self.add(7, case, sched, "slowdown",
                          [m["load_ms"] / idle["median"] for m in reps.values() if "load_ms" in m], "x")
+        # w8
+        for (case, sched), reps in by_rep(s, "8").items():
+            for metric, unit in (("iops", "IOPS"), ("us_per_req", "us")):
+                self.add(8, case, sched, metric, [m[metric] for m in reps.values() if metric in m], unit)
         # w6
         for (case, sched), reps in by_rep(s, "6").items():
             for metric in ("object_size", "slab_size", "objsize", "objects_added"):
@@ -282,6 +286,17 @@ class Report:
                 if o is not None and t:
                     self.target(7, "start-up under load <= 0.5x %s (%s)" % (name, dev), o <= 0.5 * t,
                                 "%.0f vs %.0f ms (%.2fx)" % (o, t, o / t))
+        for c in ("p2", "p32", "p256"):
+            o, di, dl = med(8, c, OURS, "iops"), med(8, c, DISTRO, "iops"), med(8, c, DL, "iops")
+            if o and dl:
+                self.target(8, "IOPS >= 0.9x mq-deadline (%s)" % c, o >= 0.9 * dl, "%.2fx" % (o / dl))
+            if o and di:
+                self.target(8, "IOPS >= 1.5x distro bfq (%s)" % c, o >= 1.5 * di, "%.2fx" % (o / di))
+        for lo, hi in (("p2", "p256"), ("c1", "c128")):
+            a, b = med(8, lo, OURS, "us_per_req"), med(8, hi, OURS, "us_per_req")
+            if a and b:
+                self.target(8, "µs/req at %s <= 1/0.9 of %s (flat in N)" % (hi, lo), b <= a / 0.9,
+                            "%.1f vs %.1f µs (%.2fx)" % (b, a, b / a))
         bo, bd = self.mem_bytes(OURS), self.mem_bytes(DISTRO)
         if bo and bd:
             self.target(6, "bytes per process per device <= half the distro's", bo <= bd / 2,
@@ -470,9 +485,19 @@ class Report:
                             c += " (%d cut)" % cut["median"]
                         cells.append(c)
                     L.append("| %s %s | " % (dev, label) + " | ".join(cells) + " |")
+        # w8
+        if any(r["workload"] == 8 for r in self.res):
+            L += ["", "**8. Cost as readers and cgroups grow** — 4 KiB O_DIRECT random reads, psync (one "
+                  "request in flight per reader), null_blk irqmode=0, nr_requests 256; pN: N threads of one "
+                  "fio, cN: N processes, one per cgroup. IOPS from /proc/diskstats; µs/req: the guest's busy "
+                  "CPU time (/proc/stat) per completed read.", "", hdr, sep]
+            for c in ("p2", "p32", "p256", "c1", "c16", "c128"):
+                L.append("| %s IOPS | " % c + " | ".join(self.cell(8, c, s, "iops") for s in SCHEDS) + " |")
+            for c in ("p2", "p32", "p256", "c1", "c16", "c128"):
+                L.append("| %s µs/req | " % c + " | ".join(self.cell(8, c, s, "us_per_req", "%.1f") for s in SCHEDS) + " |")
         # targets
         if self.targets:
-            L += ["", "**Targets** (issues 6 and 12):", ""]
+            L += ["", "**Targets** (issues 6, 12 and 15):", ""]
             for t in self.targets:
                 L.append("- w%d %s: **%s** (%s)" % (t["workload"], t["target"], "met" if t["met"] else "missed", t["detail"]))
         return L
@@ -597,6 +622,12 @@ plot %s
             hist(os.path.join(outdir, st + "-startup.png"), dat("startup.dat", rows),
                  "7. Start-up under load: chain time loaded / idle " + note, "slowdown (x)",
                  "set logscale y\nset yrange [0.5:*]\nset arrow from graph 0, first 2 to graph 1, first 2 nohead dt 2 lc rgb 'red'")
+        if any(r["workload"] == 8 for r in self.res):
+            for metric, name, ylabel in (("iops", "scale-iops", "IOPS"), ("us_per_req", "scale-us", "CPU µs per request")):
+                rows = [[c] + sum((trip(self.get(8, c, s, metric)) for s in SCHEDS), [])
+                        for c in ("p2", "p32", "p256", "c1", "c16", "c128")]
+                hist(os.path.join(outdir, "%s-%s.png" % (st, name)), dat(name + ".dat", rows),
+                     "8. QD1 readers: N threads (pN) or N cgroups (cN) " + note, ylabel)
         w5 = ["mb=auto,ts=125", "mb=1024,ts=125", "mb=8192,ts=125", "mb=65536,ts=125", "mb=auto,ts=20", "mb=auto,ts=500"]
         if any(r["workload"] == 5 for r in self.res):
             rows = [[c.replace("mb=", "mb_").replace(",ts=", "/ts_")] + trip(self.get(5, "fair:" + c, OURS, "err"))

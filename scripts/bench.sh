@@ -3,7 +3,7 @@
 # in bfqmode=bench with slab_nomerge, then turn the raw lines of the results
 # channel into bench/results/<stamp>.json, .md and PNG plots, and paste the
 # table into docs/benchmarks.md between the bench markers (scripts/bench-report.py).
-# Env: BENCH_W=1,2,...  workloads (default all seven)
+# Env: BENCH_W=1,2,...  workloads (default all eight)
 #      BENCH_QUICK=1    short runs for smoke tests: results go to
 #                       build/bench-quick/ and docs/benchmarks.md is left alone
 #      BENCH_OUT=dir    where results go (default bench/results)
@@ -17,7 +17,7 @@ TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOPDIR" || exit 2
 B=$TOPDIR/build
 QUICK=${BENCH_QUICK:-0}
-W=${BENCH_W:-1,2,3,4,5,6,7}
+W=${BENCH_W:-1,2,3,4,5,6,7,8}
 if [ "$QUICK" = 1 ]; then
 	OUT=${BENCH_OUT:-$B/bench-quick}
 	README=${BENCH_README:-0}

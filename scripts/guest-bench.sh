@@ -24,7 +24,7 @@ arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
 WLS=$(arg bfqbench | tr ',' ' ')
-[ -n "$WLS" ] || WLS="1 2 3 4 5 6 7"
+[ -n "$WLS" ] || WLS="1 2 3 4 5 6 7 8"
 QUICK=$(arg bfqquick)
 [ "$QUICK" = 1 ] || QUICK=0
 REPS=3
@@ -39,6 +39,7 @@ if [ "$QUICK" = 1 ]; then
 	TPUT_WARM=1 TPUT_WIN=1		# w4, w5: windows of one run
 	MEM_PROCS=16
 	APP_IOS=64 APP_WARM=1 APP_MAX=5	# w7
+	SCALE_WARM=1 SCALE_WIN=1	# w8: one window per case and rep
 else
 	IOPS_RAMP=1 IOPS_RUN=3
 	PROF_SECS=4
@@ -47,6 +48,7 @@ else
 	TPUT_WARM=2 TPUT_WIN=3
 	MEM_PROCS=64
 	APP_IOS=128 APP_WARM=3 APP_MAX=20
+	SCALE_WARM=1 SCALE_WIN=3
 fi
 
 NB_FAST='queue_mode=2 irqmode=0 submit_queues=2 hw_queue_depth=64'
@@ -60,7 +62,7 @@ res "M cmdline $(cat /proc/cmdline)"
 res "M quick $QUICK"
 res "M reps $REPS"
 res "M fio $(fio --version)"
-res "M durations iops_ramp=$IOPS_RAMP iops_run=$IOPS_RUN prof=$PROF_SECS fair_warm=$FAIR_WARM fair_win=$FAIR_WIN lat_ramp=$LAT_RAMP lat_run=$LAT_RUN tput_warm=$TPUT_WARM tput_win=$TPUT_WIN mem_procs=$MEM_PROCS app_ios=$APP_IOS app_warm=$APP_WARM app_max=$APP_MAX"
+res "M durations iops_ramp=$IOPS_RAMP iops_run=$IOPS_RUN prof=$PROF_SECS fair_warm=$FAIR_WARM fair_win=$FAIR_WIN lat_ramp=$LAT_RAMP lat_run=$LAT_RUN tput_warm=$TPUT_WARM tput_win=$TPUT_WIN mem_procs=$MEM_PROCS app_ios=$APP_IOS app_warm=$APP_WARM app_max=$APP_MAX scale_warm=$SCALE_WARM scale_win=$SCALE_WIN"
 modprobe kyber-iosched 2>/dev/null || err 0 "kyber-iosched not available"
 
 # use_sched LABEL DEV: make scheduler LABEL (none, mq-deadline, kyber,
@@ -650,8 +652,95 @@ w7() {
 	dirty_default
 }
 
+# ---------------------------------------------------------------- w8
+# Cost as readers and cgroups grow: 4 KiB random O_DIRECT reads, psync
+# (one request in flight per reader, so every request is a turn of its
+# own under a bfq), on the zero-latency null_blk with 256 tags and
+# nr_requests 256.  Readers are threads of one fio (each thread has its
+# own I/O context, so its own queue): 2, 32 and 256; or processes of one
+# fio, each moved into its own cgroup once it reads: 1, 16 and 128.  Per
+# case, one window after a warm-up: the device's completed reads
+# (diskstats) and the guest's busy CPU time (/proc/stat), so IOPS and CPU
+# µs per request.  Then a perf profile at 256 threads.
+SCALE_NB='queue_mode=2 irqmode=0 submit_queues=2 hw_queue_depth=256'
+SCALE_CASES="p2 p32 p256 c1 c16 c128"
+
+# cpu_busy: the guest's busy CPU time so far, in USER_HZ ticks (all CPUs)
+cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+# scale_fio CASE: start the readers of CASE on nullb0 in the background;
+# their fio's pid in $SCALE_PID
+scale_fio() {
+	_n=${1#?}
+	set -- --minimal --terse-version=3 --filename=/dev/nullb0 --name=r \
+		--rw=randread --bs=4k --direct=1 --ioengine=psync --size=8g \
+		--time_based --runtime=300 --numjobs="$_n" \
+		$([ "${1%%[0-9]*}" = p ] && echo --thread)
+	fio "$@" > /tmp/scale.t 2>&1 &
+	SCALE_PID=$!
+}
+
+# scale_cgroups N: move the N job processes of $SCALE_PID into cgroups
+# scale0..scale(N-1), one each
+scale_cgroups() {
+	_i=0 _t=0
+	while [ "$(grep -l "^PPid:[[:space:]]*$SCALE_PID\$" /proc/[0-9]*/status 2>/dev/null | wc -l)" -lt "$1" ]; do
+		[ $_t -lt 600 ] || return 1
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	for _s in $(grep -l "^PPid:[[:space:]]*$SCALE_PID\$" /proc/[0-9]*/status); do
+		_p=${_s#/proc/}
+		_cg=$CGROOT/scale$_i
+		[ -d "$_cg" ] || mkdir "$_cg" || return 1
+		echo "${_p%/status}" > "$_cg/cgroup.procs" || return 1
+		_i=$((_i + 1))
+	done
+}
+
+# scale_run CASE SCHED REP: one window of CASE; "S 8 ..." lines
+scale_run() {
+	scale_fio "$1"
+	if [ "${1%%[0-9]*}" = c ]; then
+		scale_cgroups "${1#?}" || err 8 "$1 $2: cannot put the readers in cgroups"
+	fi
+	dev_started nullb0
+	sleep "$SCALE_WARM"
+	_r0=$(dev_reads nullb0) _c0=$(cpu_busy) _t0=$(now)
+	sleep "$SCALE_WIN"
+	_r1=$(dev_reads nullb0) _c1=$(cpu_busy) _t1=$(now)
+	stop_fio $SCALE_PID
+	[ "$_r1" -gt "$_r0" ] || { err 8 "$1 $2: no reads: $(head -c 200 /tmp/scale.t)"; return 1; }
+	_hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+	res "S 8 $1 $2 $3 iops $(awk -v a="$_r0" -v b="$_r1" -v s="$_t0" -v e="$_t1" 'BEGIN { printf "%.0f", (b - a) / (e - s) }')"
+	res "S 8 $1 $2 $3 us_per_req $(awk -v a="$_r0" -v b="$_r1" -v c="$_c0" -v d="$_c1" -v hz="$_hz" 'BEGIN { printf "%.2f", (d - c) * 1e6 / hz / (b - a) }')"
+}
+
+w8() {
+	nullb_load "$SCALE_NB" || { err 8 "null_blk"; return 1; }
+	for c in $SCALE_CASES; do
+		res "C 8 $c ${c%%[0-9]*}=${c#?} bs=4k engine=psync"
+	done
+	r=1
+	while [ $r -le $REPS ]; do
+		for s in $SCHEDS; do
+			use_sched "$s" nullb0 || { err 8 "cannot use $s"; continue; }
+			echo 256 > /sys/block/nullb0/queue/nr_requests ||
+				err 8 "cannot set nr_requests=256 under $s"
+			for c in $SCALE_CASES; do
+				scale_run "$c" "$s" "$r"
+			done
+			say "w8 round $r $s done"
+		done
+		unload_both
+		r=$((r + 1))
+	done
+	rmdir "$CGROOT"/scale* 2>/dev/null
+	nullb_unload
+}
+
 for w in $WLS; do
-	case $w in 1 | 2 | 3 | 4 | 5 | 6 | 7) ;; *) err 0 "no workload $w"; continue ;; esac
+	case $w in 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8) ;; *) err 0 "no workload $w"; continue ;; esac
 	say "=== workload $w starts at uptime $(now)"
 	t0=$(now)
 	w$w
