@@ -285,23 +285,32 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
  * The 2008 scheduler always waits, so that a queue that empties between
  * two requests keeps its share, and a disk's head stays where it reads.
  * The wait protects a share only where shares differ: unequal weights or
- * classes, or groups.  Where every backlogged queue has its class and
- * weight, it pays only for throughput: not for a queue that mostly seeks
- * (there is no head position to keep), nor on a device without a head
- * that serves many commands at once (it does better with every queue's
- * requests).  A disk keeps its head for a sequential reader even if it
- * queues commands.  Nothing comes to a queue whose process exited or
- * moved away; async queues, and every queue with slice_idle=0, are never
- * waited for.
+ * classes, or groups.  A boost (low_latency) is not such a difference for
+ * the other queues.  A boosted queue is waited for itself, but not one
+ * that seeks on a device that serves many commands at once: there the
+ * wait hands the device to one process at a time, which starved many
+ * processes with one request each, and the challenger gives the queue
+ * the device back as soon as its next request comes.  Where every
+ * backlogged queue has its class and weight, the wait pays only for
+ * throughput: not for a queue that mostly seeks (there is no head
+ * position to keep), nor on a device without a head that serves many
+ * commands at once (it does better with every queue's requests).  A disk
+ * keeps its head for a sequential reader even if it queues commands.
+ * Nothing comes to a queue whose process exited or moved away; async
+ * queues, and every queue with slice_idle=0, are never waited for.
  */
 static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
+	bool seeky = hweight16(bfqq->seeks) > 8;
+	bool shared = bfqd->queueing && blk_queue_nonrot(bfqd->queue);
+
 	if (!bfqq->sync || !bfqd->slice_idle_ns || bfqq->abandoned)
 		return false;
 	if (!bfq_symmetric(&bfqq->entity))
 		return true;
-	return hweight16(bfqq->seeks) <= 8 &&
-	       (!bfqd->queueing || !blk_queue_nonrot(bfqd->queue));
+	if (bfqq->entity.boosted && !(seeky && shared))
+		return true;
+	return !seeky && !shared;
 }
 
 /*

@@ -36,13 +36,20 @@ static inline struct bfq_service_tree *entity_st(struct bfq_entity *e)
 	return &e->sd->st[e->class];
 }
 
+/* The weight bfq_symmetric() compares: a boost is not a share to keep. */
+static unsigned long base_weight(struct bfq_entity *e)
+{
+	return e->weight_boosted ? e->weight / BFQ_BOOST_FACTOR : e->weight;
+}
+
 /* @e becomes backlogged in, or leaves, the weight sums of its tree. */
 static void st_add(struct bfq_entity *e)
 {
 	struct bfq_service_tree *st = entity_st(e);
 
 	st->wsum += e->weight;
-	st->wsq += e->weight * e->weight;
+	st->bsum += base_weight(e);
+	st->bsq += base_weight(e) * base_weight(e);
 	if (!st->nr++)
 		e->sd->class_since[e->class] = jiffies;
 }
@@ -52,7 +59,8 @@ static void st_sub(struct bfq_entity *e)
 	struct bfq_service_tree *st = entity_st(e);
 
 	st->wsum -= e->weight;
-	st->wsq -= e->weight * e->weight;
+	st->bsum -= base_weight(e);
+	st->bsq -= base_weight(e) * base_weight(e);
 	st->nr--;
 }
 
@@ -127,7 +135,8 @@ void bfq_sched_init(struct bfq_sched_data *sd)
 		sd->st[i].vtime = 0;
 		sd->st[i].wsum = 0;
 		sd->st[i].idle_wsum = 0;
-		sd->st[i].wsq = 0;
+		sd->st[i].bsum = 0;
+		sd->st[i].bsq = 0;
 		sd->st[i].nr = 0;
 	}
 }
@@ -144,6 +153,7 @@ static bool apply_prio(struct bfq_entity *e)
 		st_sub(e);
 	e->class = e->new_class;
 	e->weight = e->new_weight * (e->boosted ? BFQ_BOOST_FACTOR : 1);
+	e->weight_boosted = e->boosted;
 	if (e->active)
 		st_add(e);
 	return moved;
@@ -371,8 +381,10 @@ unsigned int bfq_share_as(struct bfq_entity *e, unsigned int weight)
  * True if @e, a queue at the device level, is backlogged only beside
  * queues of its own class and weight: then each gets the same share
  * whether or not a queue that runs empty is waited for.  All weights are
- * equal exactly when wsum^2 == nr * wsq.  Queues in groups are never
- * symmetric: a group keeps its share only by being waited for.
+ * equal exactly when bsum^2 == nr * bsq.  Boosts do not count: a boosted
+ * queue is waited for itself (bfq_worth_idling), and the others need not
+ * keep a share from it.  Queues in groups are never symmetric: a group
+ * keeps its share only by being waited for.
  */
 bool bfq_symmetric(struct bfq_entity *e)
 {
@@ -384,7 +396,7 @@ bool bfq_symmetric(struct bfq_entity *e)
 	for (i = 0; i < BFQ_NR_CLASSES; i++)
 		if (i != e->class && !RB_EMPTY_ROOT(&e->sd->st[i].active))
 			return false;
-	return st->wsum * st->wsum == st->nr * st->wsq;
+	return st->bsum * st->bsum == st->nr * st->bsq;
 }
 
 static unsigned int entity_depth(struct bfq_entity *e)

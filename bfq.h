@@ -78,6 +78,7 @@ struct bfq_entity {
 	bool active;			/* backlogged: counted in the weight sum */
 	bool boosted;			/* weight * BFQ_BOOST_FACTOR from the */
 					/* next time it goes on a tree */
+	bool weight_boosted;		/* @weight has the boost in it */
 	struct bfq_entity *parent;	/* NULL at the device level */
 	struct bfq_sched_data *sd;	/* the level this entity belongs to */
 	struct bfq_sched_data *my_sd;	/* a group's children; NULL for queues */
@@ -89,7 +90,8 @@ struct bfq_service_tree {
 	u64 vtime;
 	unsigned long wsum;		/* weights of active entities */
 	unsigned long idle_wsum;	/* weights on the idle tree */
-	unsigned long wsq;		/* squares of the active weights */
+	unsigned long bsum;		/* active weights without boosts */
+	unsigned long bsq;		/* and their squares */
 	unsigned int nr;		/* active entities */
 };
 
