@@ -253,12 +253,7 @@ class Report:
     # ------------------------------------------------------------ targets
     def judge(self):
         med = lambda *k: (self.get(*k) or {}).get("median")
-        for j in ("j1", "j2", "j4"):
-            o, di, dl = med(1, j, OURS, "iops"), med(1, j, DISTRO, "iops"), med(1, j, DL, "iops")
-            if o and di:
-                self.target(1, "IOPS >= 1.5x distro bfq (%s)" % j, o >= 1.5 * di, "%.2fx" % (o / di))
-            if o and dl:
-                self.target(1, "IOPS >= 0.8x mq-deadline (%s)" % j, o >= 0.8 * dl, "%.2fx" % (o / dl))
+        self.iops_targets(1, ("j1", "j2", "j4"), 0.8)
         for c in ("ionice-2", "ionice-4", "ionice-8", "cg-2", "cg-4"):
             r = self.get(2, c, OURS, "err")
             if r:
@@ -286,12 +281,7 @@ class Report:
                 if o is not None and t:
                     self.target(7, "start-up under load <= 0.5x %s (%s)" % (name, dev), o <= 0.5 * t,
                                 "%.0f vs %.0f ms (%.2fx)" % (o, t, o / t))
-        for c in ("p2", "p32", "p256"):
-            o, di, dl = med(8, c, OURS, "iops"), med(8, c, DISTRO, "iops"), med(8, c, DL, "iops")
-            if o and dl:
-                self.target(8, "IOPS >= 0.9x mq-deadline (%s)" % c, o >= 0.9 * dl, "%.2fx" % (o / dl))
-            if o and di:
-                self.target(8, "IOPS >= 1.5x distro bfq (%s)" % c, o >= 1.5 * di, "%.2fx" % (o / di))
+        self.iops_targets(8, ("p2", "p32", "p256"), 0.9)
         for lo, hi in (("p2", "p256"), ("c1", "c128")):
             a, b = med(8, lo, OURS, "us_per_req"), med(8, hi, OURS, "us_per_req")
             if a and b:
@@ -301,6 +291,17 @@ class Report:
         if bo and bd:
             self.target(6, "bytes per process per device <= half the distro's", bo <= bd / 2,
                         "%d vs %d B (%.0f %%)" % (bo, bd, 100 * bo / bd))
+
+    def iops_targets(self, wl, cases, dl_part):
+        """IOPS >= 1.5x the distro bfq and >= dl_part x mq-deadline (w1, w8)."""
+        for c in cases:
+            o, di, dl = (self.get(wl, c, s, "iops") for s in (OURS, DISTRO, DL))
+            o, di, dl = (x["median"] if x else None for x in (o, di, dl))
+            if o and di:
+                self.target(wl, "IOPS >= 1.5x distro bfq (%s)" % c, o >= 1.5 * di, "%.2fx" % (o / di))
+            if o and dl:
+                self.target(wl, "IOPS >= %gx mq-deadline (%s)" % (dl_part, c), o >= dl_part * dl,
+                            "%.2fx" % (o / dl))
 
     def mem_bytes(self, sched):
         q, c = self.get(6, "bfq_queue", sched, "objsize"), self.get(6, "bfq_io_cq", sched, "objsize")
