@@ -56,8 +56,14 @@ def parse(path):
                     continue
                 d["samples"].append({"wl": parts[1], "case": parts[2], "sched": parts[3],
                                      "rep": int(parts[4]), "metric": parts[5], "value": v})
+            elif t == "P" and len(parts) >= 8 and parts[1].isdigit():
+                d["profile"].append({"wl": parts[1], "case": parts[2], "sched": parts[3],
+                                     "children": parts[4], "self": parts[5],
+                                     "dso": parts[6], "symbol": " ".join(parts[7:])})
             elif t == "P" and len(parts) >= 6:
-                d["profile"].append({"sched": parts[1], "children": parts[2], "self": parts[3],
+                # before w8 had profiles: "P SCHED ...", workload 1 only
+                d["profile"].append({"wl": "1", "case": "j2", "sched": parts[1],
+                                     "children": parts[2], "self": parts[3],
                                      "dso": parts[4], "symbol": " ".join(parts[5:])})
             elif t == "E":
                 d["errors"].append(" ".join(parts[1:]))
@@ -496,6 +502,9 @@ class Report:
                 L.append("| %s IOPS | " % c + " | ".join(self.cell(8, c, s, "iops") for s in SCHEDS) + " |")
             for c in ("p2", "p32", "p256", "c1", "c16", "c128"):
                 L.append("| %s µs/req | " % c + " | ".join(self.cell(8, c, s, "us_per_req", "%.1f") for s in SCHEDS) + " |")
+            prof = self.scale_profile_md()
+            if prof:
+                L += [""] + prof
         # targets
         if self.targets:
             L += ["", "**Targets** (issues 6, 12 and 15):", ""]
@@ -506,47 +515,70 @@ class Report:
     HOOKS = ("bio_merge", "prepare_request", "insert_requests", "dispatch_request", "has_work",
              "finish_request", "limit_depth")
 
-    def profile_md(self):
-        """Per scheduler: idle share, the elevator hooks' inclusive shares
-        (they do not nest in one another) and what they add up to per
-        request: share x 2 vCPUs x time / requests in that time."""
-        p = self.d["profile"]
-        if not p:
-            return []
+    def profile_line(self, wl, case, s, pcase):
+        """One scheduler's profile of one case: idle share, the elevator
+        hooks' inclusive shares (they do not nest in one another) and what
+        they add up to per request: share x vCPUs x time / requests in
+        that time."""
         cpus = int(self.d["meta"].get("cpus", "2") or 2)
-        L = ["Profile (`perf record -a -g -e cpu-clock` over a 2-job run; %% of all samples on all CPUs, "
-             "inclusive/self). Scheduler hooks are the elevator entry points; µs/req in hooks = their "
-             "inclusive share × %d vCPUs / IOPS during the profile. Functions under the listing threshold "
-             "(0.3 %%, or 2 %% in runs before the threshold was lowered) are missing." % cpus, ""]
+        rows = [x for x in self.d["profile"] if (x["wl"], x["case"], x["sched"]) == (str(wl), case, s)
+                and x["children"] != "total"]
+        if not rows:
+            return None
+        pre = "dd_" if s == "mq-deadline" else "bfq_"
+        hooks = [x for x in rows if x["symbol"] in [pre + h for h in self.HOOKS]]
+        idle = [x for x in rows if x["symbol"] == "do_idle"]
+        unlock = [x for x in rows if x["symbol"] in ("_raw_spin_unlock_irq", "_raw_spin_unlock_irqrestore",
+                                                     "native_queued_spin_lock_slowpath")]
+        hpet = [x for x in rows if x["symbol"] == "read_hpet"]
+        iops = (self.get(wl, pcase, s, "iops_under_perf") or {}).get("median")
+        tot = sum(float(x["children"]) for x in hooks)
+        line = "%s: idle %s %%" % (s, idle[0]["children"] if idle else "< 0.3")
+        if hooks:
+            line += "; hooks %.1f %% (%s)" % (tot, ", ".join("%s %s" % (x["symbol"], x["children"]) for x in
+                                                          sorted(hooks, key=lambda x: -float(x["children"]))))
+            if iops:
+                line += " = %.0f µs/req at %.0f IOPS" % (tot / 100 * cpus * 1e6 / iops, iops)
+        if unlock:
+            line += "; irq-enabling unlocks (self, where interrupts held off land) " + ", ".join(
+                "%s %s" % (x["symbol"], x["self"]) for x in unlock)
+        if hpet:
+            line += "; read_hpet %s" % hpet[0]["self"]
+        summary = {"idle_pct": float(idle[0]["children"]) if idle else None, "hooks_pct": tot, "iops": iops,
+                   "hooks_us_per_req": tot / 100 * cpus * 1e6 / iops if iops and hooks else None}
+        return line, summary
+
+    def profile_md(self):
+        """Workload 1's profile, per scheduler."""
+        cpus = int(self.d["meta"].get("cpus", "2") or 2)
+        L = []
         for s in ("mq-deadline", DISTRO, OURS):
-            rows = [x for x in p if x["sched"] == s and x["children"] != "total"]
-            if not rows:
-                continue
-            pre = "dd_" if s == "mq-deadline" else "bfq_"
-            hooks = [x for x in rows if x["symbol"] in [pre + h for h in self.HOOKS]]
-            idle = [x for x in rows if x["symbol"] == "do_idle"]
-            unlock = [x for x in rows if x["symbol"] in ("_raw_spin_unlock_irq", "_raw_spin_unlock_irqrestore",
-                                                         "native_queued_spin_lock_slowpath")]
-            hpet = [x for x in rows if x["symbol"] == "read_hpet"]
-            iops = (self.get(1, "prof", s, "iops_under_perf") or {}).get("median")
-            tot = sum(float(x["children"]) for x in hooks)
-            line = "- %s: idle %s %%" % (s, idle[0]["children"] if idle else "< 0.3")
-            if hooks:
-                line += "; hooks %.1f %% (%s)" % (tot, ", ".join("%s %s" % (x["symbol"], x["children"]) for x in
-                                                              sorted(hooks, key=lambda x: -float(x["children"]))))
-                if iops:
-                    line += " = %.0f µs/req at %.0f IOPS" % (tot / 100 * cpus * 1e6 / iops, iops)
-            if unlock:
-                line += "; irq-enabling unlocks (self, where interrupts held off land) " + ", ".join(
-                    "%s %s" % (x["symbol"], x["self"]) for x in unlock)
-            if hpet:
-                line += "; read_hpet %s" % hpet[0]["self"]
-            L.append(line)
-            self.prof_summary = getattr(self, "prof_summary", {})
-            self.prof_summary[s] = {"idle_pct": float(idle[0]["children"]) if idle else None,
-                                    "hooks_pct": tot, "iops": iops,
-                                    "hooks_us_per_req": tot / 100 * cpus * 1e6 / iops if iops and hooks else None}
-        return L
+            # w1's rate under perf: case "prof" before w8 had profiles
+            pcase = "prof-j2" if self.get(1, "prof-j2", s, "iops_under_perf") else "prof"
+            r = self.profile_line(1, "j2", s, pcase)
+            if r:
+                L.append("- " + r[0])
+                self.prof_summary = getattr(self, "prof_summary", {})
+                self.prof_summary[s] = r[1]
+        if not L:
+            return []
+        return ["Profile (`perf record -a -g -e cpu-clock` over a 2-job run; %% of all samples on all CPUs, "
+                "inclusive/self). Scheduler hooks are the elevator entry points; µs/req in hooks = their "
+                "inclusive share × %d vCPUs / IOPS during the profile. Functions under the listing threshold "
+                "(0.3 %%, or 2 %% in runs before the threshold was lowered) are missing." % cpus, ""] + L
+
+    def scale_profile_md(self):
+        """Workload 8's profiles: each case under mq-deadline and ours."""
+        L = []
+        for c in ("p2", "p256", "c1", "c128"):
+            for s in ("mq-deadline", OURS):
+                r = self.profile_line(8, c, s, "prof-" + c)
+                if r:
+                    L.append("- %s %s" % (c, r[0]))
+        if not L:
+            return []
+        return ["Profiles of each case (as in workload 1: `perf record -a -g`, % of all samples, inclusive; "
+                "µs/req in hooks = inclusive share × vCPUs / IOPS under perf):", ""] + L
 
     # ------------------------------------------------------------ plots
     def plots(self, outdir):

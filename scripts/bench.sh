@@ -8,7 +8,7 @@
 #                       build/bench-quick/ and docs/benchmarks.md is left alone
 #      BENCH_OUT=dir    where results go (default bench/results)
 #      BENCH_README=0/1 update docs/benchmarks.md (default 1 unless quick)
-#      TIMEOUT          guest timeout in s (default 3000, quick 1500)
+#      TIMEOUT          guest timeout in s (default 5400, quick 2400)
 #      GUEST_LOCK       see scripts/guest.sh (default x: nothing else runs)
 #      RESULTS=file     only run the report on an existing .results file
 #                       (HOST_SECONDS=n: the run's duration for the table)
@@ -21,11 +21,11 @@ W=${BENCH_W:-1,2,3,4,5,6,7,8}
 if [ "$QUICK" = 1 ]; then
 	OUT=${BENCH_OUT:-$B/bench-quick}
 	README=${BENCH_README:-0}
-	TIMEOUT=${TIMEOUT:-1500}
+	TIMEOUT=${TIMEOUT:-2400}
 else
 	OUT=${BENCH_OUT:-$TOPDIR/bench/results}
 	README=${BENCH_README:-1}
-	TIMEOUT=${TIMEOUT:-3000}
+	TIMEOUT=${TIMEOUT:-5400}
 fi
 stamp=$(date -u +%Y-%m-%d-%H%M)
 t0=$(date +%s)

@@ -9,7 +9,7 @@
 #   M KEY VALUE...                      facts about this run
 #   C WL CASE KEY=VALUE...              what a case is (weights, ...)
 #   S WL CASE SCHED REP METRIC VALUE    one measured figure
-#   P SCHED CHILDREN% SELF% DSO SYMBOL  perf profile (workload 1)
+#   P WL CASE SCHED CHILDREN% SELF% DSO SYMBOL  perf profile (w1, w8)
 #   E WL MESSAGE                        something could not be measured
 #   T WL SECONDS                        time a workload took
 # Console lines starting with "bench:" show progress.
@@ -33,7 +33,7 @@ SCHEDS="none mq-deadline kyber distro-bfq bfq-iosched"
 # Durations in seconds.  Budget (full run): see docs/benchmarks.md.
 if [ "$QUICK" = 1 ]; then
 	IOPS_RAMP=1 IOPS_RUN=1		# w1: one fio run per rep
-	PROF_SECS=2			# w1: perf record
+	PROF_SECS=2			# w1, w8: perf record
 	FAIR_WARM=1 FAIR_WIN=1		# w2, w5: windows of one run
 	LAT_RAMP=1 LAT_RUN=2		# w3: one fio run per rep
 	TPUT_WARM=1 TPUT_WIN=1		# w4, w5: windows of one run
@@ -217,7 +217,7 @@ w1() {
 	done
 	if command -v perf > /dev/null; then
 		for s in mq-deadline distro-bfq bfq-iosched; do
-			w1_profile "$s"
+			profile 1 j2 "$s"
 		done
 		unload_both
 	else
@@ -226,47 +226,61 @@ w1() {
 	nullb_unload
 }
 
-# w1_profile SCHED: perf (cpu-clock, call graphs, all CPUs) over a 2-job
-# run; prints inclusive (children) and self shares of the scheduler's
-# functions and of the top kernel functions.
-w1_profile() {
-	use_sched "$1" nullb0 || { err 1 "cannot use $1"; return; }
+# prof_load WL CASE: start the load a profile of WL runs under, until
+# stopped; its fio's pid in $PROF_PID
+prof_load() {
+	if [ "$1" = 1 ]; then
+		fio --minimal --terse-version=3 --name=prof --filename=/dev/nullb0 \
+			--rw=randread --bs=4k --direct=1 --ioengine=io_uring \
+			--iodepth=32 --numjobs=2 --group_reporting \
+			--time_based --runtime=300 > /tmp/prof.t 2>&1 &
+		PROF_PID=$!
+		return
+	fi
+	scale_fio "$2"
+	PROF_PID=$SCALE_PID
+	[ "${2%%[0-9]*}" = p ] || scale_cgroups "${2#?}"
+}
+
+# profile WL CASE SCHED: perf (cpu-clock, call graphs, all CPUs) over the
+# load of WL's CASE (w1: a 2-job QD32 run); prints inclusive (children)
+# and self shares of the scheduler's functions and of the top kernel
+# functions, "P WL CASE SCHED ..." lines.
+profile() {
+	use_sched "$3" nullb0 || { err "$1" "cannot use $3"; return; }
+	[ "$1" = 1 ] || echo 256 > /sys/block/nullb0/queue/nr_requests
 	# fio runs until stopped: perf takes seconds to start under TCG
-	fio --minimal --terse-version=3 --name=prof --filename=/dev/nullb0 \
-		--rw=randread --bs=4k --direct=1 --ioengine=io_uring \
-		--iodepth=32 --numjobs=2 --group_reporting \
-		--time_based --runtime=300 > /tmp/prof.t 2>&1 &
-	_f=$!
+	prof_load "$1" "$2" || { err "$1" "$2 $3: no load to profile"; stop_fio $PROF_PID; return; }
 	dev_started nullb0
 	sleep 1
 	_r0=$(dev_reads nullb0) _t0=$(now)
 	perf record -q -a -g -e cpu-clock -F 499 -o /tmp/perf.data -- sleep "$PROF_SECS" > /tmp/perf.rec 2>&1 ||
-		{ err 1 "perf record failed: $(tail -n 1 /tmp/perf.rec)"; stop_fio $_f; return; }
+		{ err "$1" "perf record failed: $(tail -n 1 /tmp/perf.rec)"; stop_fio $PROF_PID; return; }
 	_iops=$(awk -v r0="$_r0" -v r1="$(dev_reads nullb0)" -v t0="$_t0" -v t1="$(now)" \
 		'BEGIN { printf "%.0f", (r1 - r0) / (t1 - t0) }')
-	stop_fio $_f
-	res "S 1 prof $1 1 iops_under_perf $_iops"
+	stop_fio $PROF_PID
+	res "S $1 prof-$2 $3 1 iops_under_perf $_iops"
 	# "Children Self Shared-Object [k] Symbol", percent of all samples
 	perf report -i /tmp/perf.data --stdio --children --sort dso,sym -g none \
 		--percent-limit 0.3 2>/dev/null |
-		awk -v s="$1" '/^ *[0-9.]+% +[0-9.]+% / {
+		awk -v s="$1 $2 $3" '/^ *[0-9.]+% +[0-9.]+% / {
 			c = $1; sub(/%/, "", c); f = $2; sub(/%/, "", f)
 			sym = $5; for (i = 6; i <= NF; i++) sym = sym " " $i
 			print "P " s " " c " " f " " $3 " " sym }' > /tmp/prof.lines
 	_n=$(wc -l < /tmp/prof.lines)
-	[ "$_n" -gt 0 ] || { err 1 "perf report gave nothing for $1"; return; }
+	[ "$_n" -gt 0 ] || { err "$1" "perf report gave nothing for $2 $3"; return; }
 	# every scheduler function (perf files module symbols, known only from
 	# kallsyms, under [kernel.kallsyms]), what the idle loop got (the rest
 	# is busy time), and other kernel functions while >= 2 % / 1 % self
-	{ awk '$6 ~ /^(bfq_|dd_|kyber_)/ || $6 == "do_idle"' /tmp/prof.lines
-	  awk '$6 !~ /^(bfq_|dd_|kyber_)/ && $6 != "do_idle" &&
-		$5 == "[kernel.kallsyms]" && ($3 >= 2 || $4 >= 1)' /tmp/prof.lines | head -n 50
+	{ awk '$8 ~ /^(bfq_|dd_|kyber_)/ || $8 == "do_idle"' /tmp/prof.lines
+	  awk '$8 !~ /^(bfq_|dd_|kyber_)/ && $8 != "do_idle" &&
+		$7 == "[kernel.kallsyms]" && ($5 >= 2 || $6 >= 1)' /tmp/prof.lines | head -n 50
 	} | while read -r l; do res "$l"; done
 	# total self time per module
-	awk -v s="$1" '{ self[$5] += $4 } END { for (d in self) if (self[d] >= 0.1) printf "P %s total %.2f %s (self-total)\n", s, self[d], d }' \
+	awk -v s="$1 $2 $3" '{ self[$7] += $6 } END { for (d in self) if (self[d] >= 0.1) printf "P %s total %.2f %s (self-total)\n", s, self[d], d }' \
 		/tmp/prof.lines | while read -r l; do res "$l"; done
-	say "w1 profile $1: $_n symbols, $(wc -c < /tmp/perf.data) bytes of samples, top:"
-	sort -k4 -rn /tmp/prof.lines | head -n 12 | sed 's/^/bench:   /'
+	say "w$1 profile $2 $3: $_n symbols, $(wc -c < /tmp/perf.data) bytes of samples, top:"
+	sort -k6 -rn /tmp/prof.lines | head -n 12 | sed 's/^/bench:   /'
 	rm -f /tmp/perf.data /tmp/perf.data.old
 }
 
@@ -661,7 +675,8 @@ w7() {
 # fio, each moved into its own cgroup once it reads: 1, 16 and 128.  Per
 # case, one window after a warm-up: the device's completed reads
 # (diskstats) and the guest's busy CPU time (/proc/stat), so IOPS and CPU
-# µs per request.  Then a perf profile at 256 threads.
+# µs per request.  Then a perf profile of the ends of each axis under
+# mq-deadline and ours: where the cost per request goes as N grows.
 SCALE_NB='queue_mode=2 irqmode=0 submit_queues=2 hw_queue_depth=256'
 SCALE_CASES="p2 p32 p256 c1 c16 c128"
 
@@ -735,6 +750,16 @@ w8() {
 		unload_both
 		r=$((r + 1))
 	done
+	if command -v perf > /dev/null; then
+		for s in mq-deadline bfq-iosched; do
+			for c in p2 p256 c1 c128; do
+				profile 8 "$c" "$s"
+			done
+		done
+		unload_both
+	else
+		err 8 "perf is not in the guest: no profile"
+	fi
 	rmdir "$CGROOT"/scale* 2>/dev/null
 	nullb_unload
 }
