@@ -56,8 +56,9 @@ static struct bfq_cgroup_data *blkcg_to_bcd(struct blkcg *blkcg)
 
 static unsigned int bfqg_weight(struct bfq_group *bfqg)
 {
-	return bfqg->dev_weight ?:
-	       blkcg_to_bcd(pd_to_blkg(&bfqg->pd)->blkcg)->weight;
+	/* written under the queue lock or the blkcg lock, not always ours */
+	return READ_ONCE(bfqg->dev_weight) ?:
+	       READ_ONCE(blkcg_to_bcd(pd_to_blkg(&bfqg->pd)->blkcg)->weight);
 }
 
 void bfq_group_get(struct bfq_group *bfqg)
@@ -225,7 +226,7 @@ static void bfq_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
 	if (!pd_to_blkg(pd)->parent)
 		return;
 	seq_printf(s, " bfq.weight=%u bfq.sectors=%llu bfq.budget_exhausted=%lu bfq.budget_timeout=%lu",
-		   bfqg->entity.new_weight, READ_ONCE(bfqg->sectors),
+		   READ_ONCE(bfqg->entity.new_weight), READ_ONCE(bfqg->sectors),
 		   READ_ONCE(bfqg->exhausted), READ_ONCE(bfqg->timeout));
 }
 
@@ -236,7 +237,7 @@ static void bfqg_update_weight(struct bfq_group *bfqg)
 	unsigned long flags;
 
 	spin_lock_irqsave(&bfqd->lock, flags);
-	bfqg->entity.new_weight = bfqg_weight(bfqg);
+	WRITE_ONCE(bfqg->entity.new_weight, bfqg_weight(bfqg));
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 }
 
@@ -261,7 +262,7 @@ static int bfq_set_default_weight(struct blkcg *blkcg, char *buf)
 		return ret;
 
 	spin_lock_irq(&blkcg->lock);
-	blkcg_to_bcd(blkcg)->weight = w;
+	WRITE_ONCE(blkcg_to_bcd(blkcg)->weight, w);
 	hlist_for_each_entry(blkg, &blkcg->blkg_list, blkcg_node) {
 		struct bfq_group *bfqg = pd_to_bfqg(blkg_to_pd(blkg,
 							       &bfq_policy));
@@ -289,7 +290,7 @@ static int bfq_set_dev_weight(struct blkcg *blkcg, char *buf)
 		ret = bfq_parse_weight(buf, &w);
 	bfqg = pd_to_bfqg(blkg_to_pd(ctx.blkg, &bfq_policy));
 	if (!ret && bfqg) {
-		bfqg->dev_weight = w;
+		WRITE_ONCE(bfqg->dev_weight, w);
 		bfqg_update_weight(bfqg);
 	}
 	blkg_conf_finish(&ctx);
@@ -324,7 +325,7 @@ static int bfq_weight_show(struct seq_file *sf, void *v)
 {
 	struct blkcg *blkcg = css_to_blkcg(seq_css(sf));
 
-	seq_printf(sf, "default %u\n", blkcg_to_bcd(blkcg)->weight);
+	seq_printf(sf, "default %u\n", READ_ONCE(blkcg_to_bcd(blkcg)->weight));
 	blkcg_print_blkgs(sf, blkcg, bfq_prfill_dev_weight, &bfq_policy, 0,
 			  false);
 	return 0;
@@ -333,7 +334,9 @@ static int bfq_weight_show(struct seq_file *sf, void *v)
 /* cgroup v1: blkio.bfq.weight holds the bare default weight. */
 static int bfq_legacy_weight_show(struct seq_file *sf, void *v)
 {
-	seq_printf(sf, "%u\n", blkcg_to_bcd(css_to_blkcg(seq_css(sf)))->weight);
+	struct bfq_cgroup_data *bcd = blkcg_to_bcd(css_to_blkcg(seq_css(sf)));
+
+	seq_printf(sf, "%u\n", READ_ONCE(bcd->weight));
 	return 0;
 }
 

@@ -9,6 +9,10 @@
  * among those with S <= V (eligible); the subtree minimum lets one
  * descent from the root find it.  The entity in service is taken off its
  * tree but still counts in the weight sum until it is requeued.
+ *
+ * All of it runs under bfq_data.lock.  Entities do not know their
+ * bfq_data, so the callers in bfq-iosched.c, bfq-ioc.c and bfq-cgroup.c
+ * assert the lock (lockdep_assert_held) instead.
  */
 #include <linux/math64.h>
 #include <linux/rbtree_augmented.h>
