@@ -162,12 +162,39 @@ static void bfq_rate_sample(struct bfq_data *bfqd, u64 busy_ns)
 	bfq_update_auto_budget(bfqd);
 }
 
-static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq)
+/*
+ * The time in ns, read once per call into the scheduler and only if it is
+ * needed (*@now is 0 until then).  A turn of one request, the common case
+ * with many processes that each have one request in flight, needs none.
+ */
+static u64 bfq_now(u64 *now)
+{
+	if (!*now)
+		*now = ktime_get_ns();
+	return *now;
+}
+
+/* A window starts: the busy time counts from @now. */
+static void bfq_rate_window(struct bfq_data *bfqd, u64 now)
+{
+	bfqd->rate_busy_ns = 0;
+	bfqd->rate_busy_since = now;
+	bfqd->rate_window_jif = jiffies;
+	bfqd->rate_sectors = 0;
+	bfqd->rate_rqs = 0;
+	bfqd->rate_seeks = 0;
+}
+
+static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq,
+				u64 *now)
 {
 	sector_t pos = blk_rq_pos(rq);
 
-	if (!bfqd->in_driver)
-		bfqd->rate_busy_since = ktime_get_ns();
+	if (!bfqd->in_driver) {
+		bfqd->rate_busy_since = bfq_now(now);
+		if (!bfqd->rate_busy_ns && !bfqd->rate_rqs)
+			bfqd->rate_window_jif = jiffies;
+	}
 	bfqd->rate_rqs++;
 	if ((pos > bfqd->last_pos ? pos - bfqd->last_pos :
 				    bfqd->last_pos - pos) > BFQ_SEEK_SECTORS)
@@ -177,10 +204,20 @@ static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq)
 /* After in_driver was decremented; @sectors is 0 for a requeue. */
 static void bfq_rate_completed(struct bfq_data *bfqd, unsigned int sectors)
 {
-	u64 now = ktime_get_ns();
-	u64 busy = bfqd->rate_busy_ns + now - bfqd->rate_busy_since;
+	u64 now, busy;
 
 	bfqd->rate_sectors += sectors;
+	/*
+	 * Busy time is at most the time since the window started: while
+	 * that is short of a window, and the device stays busy, no clock
+	 * read is needed (a jiffy is left for the one the window started
+	 * in).  Under a steady load that is most completions.
+	 */
+	if (bfqd->in_driver && (u32)jiffies - bfqd->rate_window_jif <
+	    nsecs_to_jiffies(BFQ_RATE_WINDOW_NS) - 1)
+		return;
+	now = ktime_get_ns();
+	busy = bfqd->rate_busy_ns + now - bfqd->rate_busy_since;
 	if (busy < BFQ_RATE_WINDOW_NS) {
 		/* an idle gap starts: bank the busy time so far */
 		if (!bfqd->in_driver)
@@ -188,11 +225,7 @@ static void bfq_rate_completed(struct bfq_data *bfqd, unsigned int sectors)
 		return;
 	}
 	bfq_rate_sample(bfqd, busy);
-	bfqd->rate_busy_ns = 0;
-	bfqd->rate_busy_since = now;
-	bfqd->rate_sectors = 0;
-	bfqd->rate_rqs = 0;
-	bfqd->rate_seeks = 0;
+	bfq_rate_window(bfqd, now);
 }
 
 /*
@@ -271,11 +304,11 @@ static struct request *bfq_clook(struct bfq_data *bfqd,
 
 /* The oldest request if it waited too long, otherwise C-LOOK order. */
 static struct request *bfq_choose_rq(struct bfq_data *bfqd,
-				     struct bfq_queue *bfqq, u64 now)
+				     struct bfq_queue *bfqq, u64 *now)
 {
 	struct request *rq = bfq_first_rq(bfqq);
 
-	if (now >= rq->fifo_time)
+	if (bfqq->queued == 1 || bfq_now(now) >= rq->fifo_time)
 		return rq;
 	return bfq_clook(bfqd, bfqq);
 }
@@ -347,12 +380,14 @@ static bool bfq_pays_budget(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 }
 
 /* End the turn of the queue in service. */
-static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason, u64 now)
+static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason,
+		       u64 *now)
 {
 	struct bfq_queue *bfqq = bfqd->in_service;
 	struct bfq_entity *e = &bfqq->entity;
 	unsigned int served = e->service;
-	u64 elapsed = bfqq->turn_start_ns ? now - bfqq->turn_start_ns : 0;
+	u64 elapsed = bfqq->turn_start_ns ?
+		      bfq_now(now) - bfqq->turn_start_ns : 0;
 	/* what a preempted queue had left; its budget feedback waits */
 	unsigned int left = 0;
 
@@ -427,10 +462,10 @@ static void bfq_arm_idle_timer(struct bfq_data *bfqd)
 }
 
 static bool bfq_timed_out(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			  u64 now)
+			  u64 *now)
 {
 	return bfqq->turn_start_ns &&
-	       now - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync];
+	       bfq_now(now) - bfqq->turn_start_ns >= bfqd->timeout_ns[bfqq->sync];
 }
 
 /*
@@ -441,14 +476,18 @@ static bool bfq_timed_out(struct bfq_data *bfqd, struct bfq_queue *bfqq,
  * we wait, so the timer ends the turn at the timeout.
  */
 static void bfq_start_waiting(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			      u64 now)
+			      u64 *now)
 {
-	u64 end = bfqq->turn_start_ns + bfqd->timeout_ns[bfqq->sync];
+	u64 end;
 
+	/* a turn of one request was not timed: it is from now on */
+	if (!bfqq->turn_start_ns)
+		bfqq->turn_start_ns = bfq_now(now);
+	end = bfqq->turn_start_ns + bfqd->timeout_ns[bfqq->sync];
 	if (!bfqq->dispatched)
 		bfq_arm_idle_timer(bfqd);
 	else
-		hrtimer_start(&bfqd->idle_timer, ns_to_ktime(end - now),
+		hrtimer_start(&bfqd->idle_timer, ns_to_ktime(end - bfq_now(now)),
 			      HRTIMER_MODE_REL);
 	WRITE_ONCE(bfqd->waiting, true);
 }
@@ -502,7 +541,7 @@ static bool bfq_challenger_wins(struct bfq_data *bfqd, struct bfq_queue *cur)
  * The next request of the queue in service, or NULL: then either it is
  * idling (bfqd->waiting) or its turn is over and it has been expired.
  */
-static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
+static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 *now)
 {
 	struct bfq_queue *bfqq = bfqd->in_service;
 	struct bfq_entity *e = &bfqq->entity;
@@ -547,7 +586,7 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 now)
  * queue's turn is over, from the next queue B-WF2Q+ picks.  NULL while
  * idling for the queue in service.
  */
-static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
+static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 *now)
 {
 	struct bfq_queue *bfqq;
 	struct bfq_entity *e;
@@ -564,6 +603,8 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 		if (!e)
 			return NULL;
 		bfqq = bfq_entity_queue(e);
+		/* only a sync queue is kept backlogged with nothing queued */
+		WARN_ON_ONCE(!bfqq->queued && !bfqq->sync);
 		/* kept backlogged (bfq_keep_backlogged): nothing may come */
 		if (bfqq->queued || !bfqq->abandoned)
 			break;
@@ -583,7 +624,7 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 now)
 	e->budget = min(e->budget, bfq_max_budget(bfqd));
 	if (!bfqq->queued) {
 		/* its turn, and its time, start now: wait for its request */
-		bfqq->turn_start_ns = now;
+		bfqq->turn_start_ns = bfq_now(now);
 		bfq_start_waiting(bfqd, bfqq, now);
 		return NULL;
 	}
@@ -777,9 +818,10 @@ static void bfq_sample_queueing(struct bfq_data *bfqd)
 	bfqd->depth_samples = 0;
 }
 
-static void bfq_to_driver(struct bfq_data *bfqd, struct request *rq)
+static void bfq_to_driver(struct bfq_data *bfqd, struct request *rq,
+			  u64 *now)
 {
-	bfq_rate_dispatched(bfqd, rq);
+	bfq_rate_dispatched(bfqd, rq, now);
 	rq_bfqq(rq)->dispatched++;
 	bfqd->in_driver++;
 	bfq_sample_queueing(bfqd);
@@ -794,30 +836,34 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 	struct request *rq;
 	struct bfq_queue *bfqq;
 	struct bfq_group *bfqg;
-	u64 now;
+	u64 now = 0;
 
+	lockdep_assert_held(&bfqd->lock);
 	rq = list_first_entry_or_null(&bfqd->dispatch, struct request,
 				      queuelist);
 	if (rq) {
 		list_del_init(&rq->queuelist);
 		/* priv shares its space with the flush data of the others */
 		if ((rq->rq_flags & RQF_ELVPRIV) && rq_bfqq(rq))
-			bfq_to_driver(bfqd, rq);
+			bfq_to_driver(bfqd, rq, &now);
 		return rq;
 	}
 	if (!bfqd->queued)
 		return NULL;
 
-	now = ktime_get_ns();
-	rq = bfq_select_rq(bfqd, now);
+	rq = bfq_select_rq(bfqd, &now);
 	if (!rq)
 		return NULL;
 	bfqq = rq_bfqq(rq);
+	/* the turn's accounting below is the queue in service's */
+	WARN_ON_ONCE(bfqq != bfqd->in_service);
 	bfq_remove_rq(bfqd, rq);
-	bfq_to_driver(bfqd, rq);
-	if (!bfqq->turn_start_ns)
-		bfqq->turn_start_ns = now;
+	bfq_to_driver(bfqd, rq, &now);
 	bfqq->turn_rqs++;
+	/* a turn that may outlast this request is timed (bfq_now) */
+	if (!bfqq->turn_start_ns &&
+	    (bfqq->queued || bfqq->turn_rqs > 1 || bfq_worth_idling(bfqd, bfqq)))
+		bfqq->turn_start_ns = bfq_now(&now);
 	bfqq->total_served += blk_rq_sectors(rq);
 	for (bfqg = bfqq->bfqg; bfqg; bfqg = bfqg->parent)
 		WRITE_ONCE(bfqg->sectors, bfqg->sectors + blk_rq_sectors(rq));
@@ -827,9 +873,9 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 	trace_bfq_dispatch(bfqq, rq);
 
 	if (bfqd->grace)
-		bfq_expire(bfqd, BFQ_EXP_GRACE, now);
+		bfq_expire(bfqd, BFQ_EXP_GRACE, &now);
 	else if (!bfqq->sync && bfqq->turn_rqs >= bfqd->max_budget_async_rq)
-		bfq_expire(bfqd, BFQ_EXP_ASYNC_RQ, now);
+		bfq_expire(bfqd, BFQ_EXP_ASYNC_RQ, &now);
 	return rq;
 }
 
@@ -963,12 +1009,12 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_queue *bfqq = bfq_rq_queue(bfqd, rq);
 	struct request_queue *q = bfqd->queue;
+	u64 now = 0;
 
 	lockdep_assert_held(&bfqd->lock);
 	/* the request comes after the turn should have ended: end it now */
 	if (bfqq == bfqd->in_service && bfq_idled_out(bfqd, bfqq))
-		bfq_expire(bfqd, bfq_idled_out_reason(bfqd, bfqq),
-			   ktime_get_ns());
+		bfq_expire(bfqd, bfq_idled_out_reason(bfqd, bfqq), &now);
 	rq->elv.priv[0] = bfqq;
 	set_rq_state(rq, BFQ_RQ_QUEUED);
 	elv_rb_add(&bfqq->sort_list, rq);
@@ -995,7 +1041,7 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 		bfq_boost_start(bfqd, bfqq);
 		bfq_activate(&bfqq->entity);
 		if (bfq_preempts(bfqd, bfqq))
-			bfq_expire(bfqd, BFQ_EXP_PREEMPTED, ktime_get_ns());
+			bfq_expire(bfqd, BFQ_EXP_PREEMPTED, &now);
 		else
 			bfq_challenge(bfqd, bfqq);
 	} else if (bfqq == bfqd->in_service && bfqd->waiting) {
@@ -1134,7 +1180,7 @@ static void bfq_requeue_request(struct request *rq)
  * that used its whole budget is exhausted, not too idle.
  */
 static void bfq_wait_over(struct bfq_data *bfqd, struct bfq_queue *bfqq,
-			  u64 now)
+			  u64 *now)
 {
 	enum bfq_expiry reason;
 
@@ -1157,6 +1203,7 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 					     idle_timer);
 	struct bfq_queue *bfqq;
 	unsigned long flags;
+	u64 now = 0;
 
 	spin_lock_irqsave(&bfqd->lock, flags);
 	bfqq = bfqd->in_service;
@@ -1166,7 +1213,7 @@ static enum hrtimer_restart bfq_idle_timer_fn(struct hrtimer *timer)
 	 * over and the new one is not.
 	 */
 	if (bfqd->waiting && bfqq && !bfqq->queued && !hrtimer_is_queued(timer))
-		bfq_wait_over(bfqd, bfqq, ktime_get_ns());
+		bfq_wait_over(bfqd, bfqq, &now);
 	spin_unlock_irqrestore(&bfqd->lock, flags);
 	/* blk-mq does not poll us: get the next queue dispatched */
 	blk_mq_run_hw_queues(bfqd->queue, true);
@@ -1211,7 +1258,12 @@ static bool bfq_bio_merge(struct request_queue *q, struct bio *bio,
 	spin_lock_irq(&bfqd->lock);
 	bfqd->merge_bfqq = icq ? bfq_bio_queue(bfqd, bio, icq_to_bic(icq)) :
 				 NULL;
-	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	/*
+	 * Only the queue's own queued requests can take the bio: a process
+	 * with one request at a time has none, and the lookups are skipped.
+	 */
+	merged = bfqd->merge_bfqq && bfqd->merge_bfqq->queued &&
+		 blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	if (icq && !op_is_sync(bio->bi_opf))
 		WRITE_ONCE(icq_to_bic(icq)->alloc_depth, merged ? 0 :
 			   bfq_async_alloc_depth(bfqd, bfqd->merge_bfqq));
@@ -1350,11 +1402,12 @@ out_put:
 static void bfq_exit_sched(struct elevator_queue *eq)
 {
 	struct bfq_data *bfqd = eq->elevator_data;
+	u64 now = 0;
 
 	hrtimer_cancel(&bfqd->idle_timer);
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service)
-		bfq_expire(bfqd, BFQ_EXP_NO_MORE, ktime_get_ns());
+		bfq_expire(bfqd, BFQ_EXP_NO_MORE, &now);
 	bfq_drop_challenger(bfqd);
 	bfq_put_async_queues(bfqd->async);
 	list_del(&bfqd->oom_bfqq.all);
@@ -1398,8 +1451,12 @@ static void bfq_tunables_changed(struct bfq_data *bfqd)
 static ssize_t bfq_##name##_show(struct elevator_queue *eq, char *page)	\
 {									\
 	struct bfq_data *bfqd = eq->elevator_data;			\
+	u64 v;								\
 									\
-	return bfq_show_u64(page, div_u64(bfqd->field, unit));		\
+	spin_lock_irq(&bfqd->lock);					\
+	v = bfqd->field;						\
+	spin_unlock_irq(&bfqd->lock);					\
+	return bfq_show_u64(page, div_u64(v, unit));			\
 }									\
 static ssize_t bfq_##name##_store(struct elevator_queue *eq,		\
 				  const char *page, size_t count)	\

@@ -224,6 +224,7 @@ struct bfq_data {
 	u64 rate_sectors;		/* completed */
 	unsigned int rate_rqs;		/* dispatched */
 	unsigned int rate_seeks;	/* of them, far from the previous */
+	u32 rate_window_jif;		/* jiffies: the window started */
 	unsigned int auto_max_budget;
 	unsigned long total_expiries[BFQ_NR_EXPIRY];
 	unsigned long boosts;		/* started, for debugfs */
