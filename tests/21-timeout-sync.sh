@@ -17,6 +17,10 @@
 # The block layer must see the same turns: the random reader's runs of
 # consecutive issues (block_rq_issue, from its first issue to the next
 # sequential one) last, at the median, within 25 % of the setting too.
+# The control: under mq-deadline, which has no turns, the same load's
+# median run must fail the 20 ms check.  It cannot fail both: its sector
+# sweeps give runs of their own length (68.6 ms on 2026-12-07), inside the
+# 80 ms window, so at 80 ms only our trace tells that turns end by timeout.
 # low_latency=0: this is the 2008 budget rule.  With low_latency the
 # random reader, new on the device, is boosted for its first 2 s (it uses
 # little of its boost), and gets more turns by design (test 51).
@@ -48,20 +52,22 @@ iosched $DEV low_latency 0 || fail "cannot set low_latency=0"
 echo 4096 > $TRACEFS/buffer_size_kb
 echo global > $TRACEFS/trace_clock
 
-for T in 20 80; do
-	iosched $DEV timeout_sync $T || fail "cannot set timeout_sync=$T"
-	trace_on bfq_budget bfq_expire bfq_dispatch && blk_events 1 ||
-		fail "cannot enable the trace events"
-	# seq reads sectors [0, 1M), random reads [2M, 4M)
+# load NAME: the two readers for 4 s, block events traced; seq reads
+# sectors [0, 1M), random reads [2M, 4M)
+load() {
+	blk_events 1 || fail "cannot enable the block events"
 	fio_run --filename=/dev/$DEV --direct=1 --runtime=4 --time_based \
 		--name=seq --rw=read --bs=64k --ioengine=psync --offset=0 --size=512m \
 		--name=rand --rw=randread --bs=4k --ioengine=libaio --iodepth=16 \
-		--offset=1g --size=1g > /tmp/21-$T.t || fail "fio (timeout_sync=$T) failed"
-	trace_off
+		--offset=1g --size=1g > /tmp/21-$1.t || fail "fio ($1) failed"
 	blk_events 0
-	tr_events $EV
-	# block layer: median length (us) and count of the random reader's runs
-	set -- $(awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
+}
+# in_window US T: US within 25 % of T ms
+in_window() { [ $(($1 * 4)) -ge $(($2 * 1000 * 3)) ] && [ $(($1 * 4)) -le $(($2 * 1000 * 5)) ]; }
+# blk_runs: the block layer's median length (us) and count of the random
+# reader's runs
+blk_runs() {
+	awk -v devt="$(tr : , < /sys/block/$DEV/dev)" '
 		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
 		i > NF || $(i + 1) != devt { next }
 		{ t = $(i - 1); sub(/:$/, "", t)
@@ -74,7 +80,16 @@ for T in 20 80; do
 				while (j >= 1 && a[j] > v) { a[j + 1] = a[j]; j-- }
 				a[j + 1] = v }
 			printf "%d %d\n", n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0, n }' \
-		$TRACEFS/trace)
+		$TRACEFS/trace
+}
+
+for T in 20 80; do
+	iosched $DEV timeout_sync $T || fail "cannot set timeout_sync=$T"
+	trace_on bfq_budget bfq_expire bfq_dispatch || fail "cannot enable the trace events"
+	load $T
+	trace_off
+	tr_events $EV
+	set -- $(blk_runs)
 	bmed=$1 bruns=$2
 	# per pid: dispatches in each region, turns, expiries by reason,
 	# elapsed of timeout expiries, timeouts with served >= budget
@@ -112,7 +127,7 @@ for T in 20 80; do
 	log "  seq pid $sp: $sturns turns; rand/seq turns = $(frac "$rturns" "$sturns"); rand share of in-service time $share %"
 	log "  fio: seq $(fio_read_bw /tmp/21-$T.t seq) KiB/s, rand $(fio_read_bw /tmp/21-$T.t rand) KiB/s"
 	log "  block layer: $bruns runs of random issues, median $bmed us"
-	[ $((bmed * 4)) -ge $((T * 1000 * 3)) ] && [ $((bmed * 4)) -le $((T * 1000 * 5)) ] ||
+	in_window "$bmed" $T ||
 		fail "timeout_sync=$T ms: the block layer's median random run ${bmed} us, want $((T * 750))..$((T * 1250))"
 	[ "$rp" -gt 0 ] && [ "$sp" -gt 0 ] && [ "$rp" != "$sp" ] ||
 		fail "timeout_sync=$T: cannot tell the two readers apart in the trace (rand $rp, seq $sp)"
@@ -120,12 +135,21 @@ for T in 20 80; do
 	[ $((rtmo * 100)) -ge $((rexp * 80)) ] ||
 		fail "timeout_sync=$T: only $rtmo of $rexp random-reader expiries by timeout"
 	[ "$full" -eq 0 ] || fail "timeout_sync=$T: $full timeout expiries with served >= budget"
-	[ $((med * 4)) -ge $((T * 1000 * 3)) ] && [ $((med * 4)) -le $((T * 1000 * 5)) ] ||
+	in_window "$med" $T ||
 		fail "timeout_sync=$T ms: median elapsed of timeout expiries ${med} us, want $((T * 750))..$((T * 1250))"
 	[ "$sturns" -ge 3 ] || fail "timeout_sync=$T: the sequential reader got only $sturns turns"
 	[ $((rturns * 5)) -ge $((sturns * 4)) ] && [ $((rturns * 5)) -le $((sturns * 8)) ] ||
 		fail "timeout_sync=$T: $rturns random vs $sturns sequential turns: timed-out turns not charged the full budget"
 done
+
+set_sched $DEV mq-deadline && echo 128 > /sys/block/$DEV/queue/nr_requests ||
+	fail "cannot select mq-deadline on $DEV"
+echo > $TRACEFS/trace
+load control
+set -- $(blk_runs)
+log "control, mq-deadline: $2 runs of random issues, median $1 us"
+! in_window "$1" 20 ||
+	fail "control: mq-deadline's median random run $1 us passes the check for 20 ms"
 
 cleanup
 trap - EXIT

@@ -1,6 +1,6 @@
 #!/bin/sh
 # where: guest
-# timeout: 150
+# timeout: 180
 # cgroup v1 (blkio): the io controller is taken off cgroup2 and mounted as
 # a v1 blkio hierarchy.  blkio.bfq.weight and blkio.bfq.weight_device
 # reject bad input with the old value kept; two cgroups at 100 and 400
@@ -8,9 +8,9 @@
 # blkio.bfq.io_service_bytes (and checked against each reader's
 # read_bytes in /proc/PID/io): at the defaults a's share within 10 %
 # plus one max_budget in use over its ideal bytes (lib.sh lag_tol), then
-# with low_latency 0, max_budget 1024 within 10 %; then a weight_device
-# override of 100 for nullb0 in the heavier cgroup brings the ratio to 1:1
-# within 10 %.
+# with low_latency 0, max_budget 1024 within 10 %.  A weight_device
+# override of 100 for nullb0 in the heavier cgroup brings the ratio to 1:1,
+# at the defaults (lag_tol) and tuned (within 10 %); "default" removes it.
 . "$(dirname "$0")/lib.sh"
 
 V1=/tmp/blkio
@@ -100,16 +100,32 @@ for v in junk "$DEVNO 0" "$DEVNO 1001" "$DEVNO abc" "999:999 100" "$DEVNO"; do
 	rejects $V1/$B/blkio.bfq.weight_device "$v" || fail "$(rejects $V1/$B/blkio.bfq.weight_device "$v")"
 done
 
-# at the defaults: a's share within 10 % + one max_budget in use (lag_tol)
-res=$(measure) || fail "run at 100:400 at the defaults: $res"
-set -- $res
-tol=$(lag_tol 10 "$5" $((($1 + $2) / 5)))
-d=$(awk -v a="$1" -v b="$2" 'BEGIN { d = (a + b ? a * 5 / (a + b) - 1 : 1) * 100; printf "%.1f", d < 0 ? -d : d }')
-log "v1 100:400 at the defaults: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2"), a off its share by $d % (want <= $tol %); readers' read_bytes a=$(($3 >> 10)) b=$(($4 >> 10)) KiB"
-agree "$1" "$3" && agree "$2" "$4" ||
-	fail "blkio.bfq.io_service_bytes ($1 $2) disagree with the readers' read_bytes ($3 $4)"
-awk -v d="$d" -v t="$tol" 'BEGIN { exit !(d <= t) }' ||
-	share_fail "v1 at the defaults: a off its share by $d %, want <= $tol %"
+# at_defaults WHAT PARTS: measure at the defaults; a's ideal is 1/PARTS of
+# the bytes, within 10 % + one max_budget in use (lag_tol)
+at_defaults() {
+	res=$(measure) || fail "run $1 at the defaults: $res"
+	set -- "$1" "$2" $res
+	tol=$(lag_tol 10 "$7" $((($3 + $4) / $2)))
+	d=$(awk -v a="$3" -v b="$4" -v n="$2" 'BEGIN { d = (a + b ? a * n / (a + b) - 1 : 1) * 100; printf "%.1f", d < 0 ? -d : d }')
+	log "v1 $1 at the defaults: a=$(($3 >> 10)) KiB b=$(($4 >> 10)) KiB ratio b/a=$(ratio "$3" "$4"), a off its share by $d % (want <= $tol %); readers' read_bytes a=$(($5 >> 10)) b=$(($6 >> 10)) KiB"
+	agree "$3" "$5" && agree "$4" "$6" ||
+		fail "blkio.bfq.io_service_bytes ($3 $4) disagree with the readers' read_bytes ($5 $6)"
+	awk -v d="$d" -v t="$tol" 'BEGIN { exit !(d <= t) }' ||
+		share_fail "v1 $1 at the defaults: a off its share by $d %, want <= $tol %"
+}
+# override W: the heavier cgroup's weight on nullb0 only
+override() {
+	echo "$DEVNO $1" > $V1/$B/blkio.bfq.weight_device || fail "cannot set weight_device $1"
+	want="$DEVNO $1"
+	[ "$1" != default ] || want=
+	[ "$(cat $V1/$B/blkio.bfq.weight_device)" = "$want" ] ||
+		fail "weight_device reads '$(cat $V1/$B/blkio.bfq.weight_device)' after '$DEVNO $1'"
+}
+
+at_defaults 100:400 5
+override 100
+at_defaults "override $DEVNO 100" 2
+override default
 
 iosched nullb0 max_budget 1024 || fail "cannot set max_budget 1024"
 iosched nullb0 low_latency 0 || fail "cannot set low_latency 0"
@@ -122,9 +138,7 @@ agree "$1" "$3" && agree "$2" "$4" ||
 	fail "blkio.bfq.io_service_bytes ($1 $2) disagree with the readers' read_bytes ($3 $4)"
 awk -v r="$r" 'BEGIN { exit !(r >= 3.6 && r <= 4.4) }' || share_fail "v1 ratio b/a = $r, want 3.6..4.4"
 
-echo "$DEVNO 100" > $V1/$B/blkio.bfq.weight_device || fail "cannot set weight_device"
-[ "$(cat $V1/$B/blkio.bfq.weight_device)" = "$DEVNO 100" ] ||
-	fail "weight_device reads '$(cat $V1/$B/blkio.bfq.weight_device)'"
+override 100
 res=$(measure) || fail "run with the override: $res"
 set -- $res
 r=$(ratio "$1" "$2")
