@@ -248,7 +248,7 @@ class Report:
                          [m["load_ms"] / idle["median"] for m in reps.values() if "load_ms" in m], "x")
         # w8
         for (case, sched), reps in by_rep(s, "8").items():
-            for metric, unit in (("iops", "IOPS"), ("us_per_req", "us")):
+            for metric, unit in (("iops", "IOPS"), ("us_per_req", "us"), ("iops_under_perf", "IOPS")):
                 self.add(8, case, sched, metric, [m[metric] for m in reps.values() if metric in m], unit)
         # w6
         for (case, sched), reps in by_rep(s, "6").items():
