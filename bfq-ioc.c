@@ -185,6 +185,7 @@ static void bfq_abandon(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 static void bfq_moved(struct bfq_queue *bfqq, struct bfq_queue *old)
 {
 	bfqq->seen = old->seen;
+	bfqq->in_burst = old->in_burst;
 	bfqq->idle_since = old->idle_since;
 	bfqq->active_since = jiffies;
 	bfqq->boost = old->boost;

@@ -666,7 +666,11 @@ static void bfq_boost_check(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * probably waits for what it reads (a program starting, a file opened).
  * Not so when many start together (a build, a parallel job): boosting
  * them all would take the device from everyone else, and none of them
- * alone is what a user waits for.
+ * alone is what a user waits for.  Such a process is never boosted, not
+ * even as soft real-time later: with hundreds of threads that each wait
+ * their turn, every one of them looks like a player that reads little
+ * (it is served little because there are so many), and boosting them
+ * all only costs preemptions.
  */
 static bool bfq_interactive(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
@@ -675,7 +679,8 @@ static bool bfq_interactive(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if ((u32)jiffies - bfqd->burst_last > BFQ_BURST_GAP)
 		bfqd->burst_len = 0;
 	bfqd->burst_last = jiffies;
-	return ++bfqd->burst_len <= BFQ_BURST_MAX;
+	bfqq->in_burst = ++bfqd->burst_len > BFQ_BURST_MAX;
+	return !bfqq->in_burst;
 }
 
 /*
@@ -719,7 +724,7 @@ static void bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 
 	bfq_boost_check(bfqd, bfqq);
 	if (!bfqd->low_latency || !bfqq->sync || bfqq->abandoned ||
-	    bfqq->entity.new_class == BFQ_CLASS_IDLE ||
+	    bfqq->in_burst || bfqq->entity.new_class == BFQ_CLASS_IDLE ||
 	    bfqq->boost == BFQ_BOOST_INTERACTIVE)
 		return;
 	if (!bfqq->dispatched && bfq_interactive(bfqd, bfqq)) {
