@@ -125,6 +125,23 @@ bench)
 	sh /scripts/guest-bench.sh
 	;;
 check)
+	# Tests switch block events on and off while I/O runs, and patching
+	# a tracepoint's code while the other vCPU runs it can hang a TCG
+	# guest (2026-12-07: a CPU stuck at the tracepoint in
+	# dd_insert_requests).  The kernel patches code when a tracepoint gets
+	# its first or second probe, or loses them, not in between: two idle
+	# instances hold two probes each, so a test's switch (2 <-> 3) patches
+	# nothing.
+	for i in 0 1; do
+		p=/sys/kernel/tracing/instances/pin$i
+		mkdir -p $p && echo 0 > $p/tracing_on
+		for e in block_rq_insert block_rq_issue block_rq_complete \
+			 block_rq_requeue block_bio_queue block_bio_backmerge \
+			 block_bio_frontmerge; do
+			echo 1 > $p/events/block/$e/enable ||
+				echo "bfq-guest: cannot pin block/$e"
+		done
+	done
 	for t in $tests; do
 		if [ -f "/tests/$t.sh" ]; then
 			run_test "$t"
