@@ -263,8 +263,13 @@ void bfq_activate(struct bfq_entity *e)
  * Walk down from the device level, taking the next entity of each level
  * off its tree, to the queue to serve next.  *@grace tells whether a
  * starved class was picked on the way: that queue gets one request only.
+ * @first, if not NULL, is a backlogged queue that goes first in its group
+ * if the walk comes to that group and finds its class next there: a
+ * preemptor (bfq_preempts), served out of order once, with its own stamps,
+ * so that what it gets is charged to it as usual.
  */
-struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace)
+struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace,
+				  struct bfq_entity *first)
 {
 	struct bfq_entity *e;
 
@@ -273,6 +278,9 @@ struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace)
 		e = peek_next(sd, grace);
 		if (!e)
 			return NULL;
+		if (first && first->sd == sd && first->class == e->class &&
+		    first->tree == &entity_st(first)->active)
+			e = first;
 		sd->class_since[e->class] = jiffies;
 		tree_remove(e);
 		if (!e->my_sd)

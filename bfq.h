@@ -191,6 +191,7 @@ struct bfq_data {
 	struct bfq_sched_data root_sd;
 	struct bfq_queue *in_service;	/* holds a reference */
 	struct bfq_queue *challenger;	/* bfq_challenge; holds a reference */
+	struct bfq_queue *preemptor;	/* bfq_preempts; holds a reference */
 	struct list_head dispatch;	/* at-head and passthrough requests */
 	struct list_head queues;	/* every bfq_queue of this device */
 	struct list_head groups;	/* online bfq_groups of this device */
@@ -262,7 +263,8 @@ static inline struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
 /* bfq-sched.c: B-WF2Q+ */
 void bfq_sched_init(struct bfq_sched_data *sd);
 void bfq_activate(struct bfq_entity *e);
-struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace);
+struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace,
+				  struct bfq_entity *first);
 void bfq_served(struct bfq_entity *e, unsigned int sectors);
 void bfq_requeue(struct bfq_entity *e, bool backlogged);
 void bfq_deactivate(struct bfq_entity *e);

@@ -16,6 +16,12 @@
 #    bfq_stats counts the boosts started (>= 3: the streams' and the
 #    chain's), and bfq_queues shows that after 3 s neither stream is
 #    boosted any more (their boosts end by service or by time);
+#  - the same with the program at ionice be/7 beside streams at be/0,
+#    six times (each a new process, so boosted): each first read waits
+#    at most 10 ms.  A queue in service that is owed service can finish
+#    (in virtual time) before any newcomer, and before bfq served a
+#    boosted newcomer of its group out of order the chain then waited
+#    for the rest of that queue's turn;
 #  - low_latency=0 (the 2008 design): no boost and no preemption, and the
 #    chain waits for whole turns of the streams: >= 4x the low_latency
 #    mean;
@@ -84,6 +90,38 @@ loaded() {
 	echo "$_m"
 	return $_r
 }
+# prio_chains N: two streams at ionice be/0 (weight 80), then N chains of
+# 10 reads at be/7 (weight 10, boosted 100), one after another, each in
+# its own region; prints each chain's first insert-to-issue wait in ms
+prio_chains() {
+	events 1 || { echo "cannot trace"; return 1; }
+	for _o in 0 1; do
+		ionice -c2 -n0 fio --name=s$_o --filename=/dev/$DEV --rw=read \
+			--bs=64k --direct=1 --ioengine=libaio --iodepth=8 \
+			--offset=${_o}g --size=1g --time_based --runtime=60 \
+			> /dev/null 2>&1 &
+	done
+	sleep 3
+	_w= _n=0
+	while [ $_n -lt "$1" ]; do
+		_n=$((_n + 1))
+		echo > $TRACEFS/trace
+		echo 1 > $TRACEFS/tracing_on
+		ionice -c2 -n7 fio --minimal --terse-version=3 --name=p \
+			--filename=/dev/$DEV --rw=randread --bs=4k --direct=1 \
+			--ioengine=psync --offset=$((_n + 1))g --size=1g \
+			--number_ios=10 --randrepeat=0 > /tmp/51-p.t 2>&1
+		echo 0 > $TRACEFS/tracing_on
+		[ "$(fio_err /tmp/51-p.t)" = 0 ] || { _w="$_w fio-failed"; break; }
+		cat $TRACEFS/trace > /tmp/51-p.trace
+		_w="$_w $(blk_wait_ms /tmp/51-p.trace $DEV 4194304 | cut -d' ' -f2)"
+		sleep 0.3	# not a burst: each chain is boosted
+	done
+	for _p in $(pidof fio); do kill "$_p"; done
+	wait
+	events 0
+	echo "$_w"
+}
 # first_story: the events from the chain's first insert to its issue
 # (what kept it waiting), at most 40 lines
 first_story() {
@@ -120,6 +158,10 @@ b1=$(bfq_stat $DEV boosts) p1=$(bfq_stat $DEV preempted)
 open=$(cat /tmp/51-open)
 log "bfq low_latency=1: $ll us ($(frac "$ll" "$idle") x floor, $(frac "$ll" "$dl") x mq-deadline), median wait $ll_wait ms, first $ll_first ms, $((b1 - b0)) boosts, $((p1 - p0)) preemptions; after 3 s the streams had $open boosts left"
 
+p0=$(bfq_stat $DEV preempted)
+prio=$(prio_chains 6) || fail "bfq, be/7 chains: $prio"
+log "bfq low_latency=1, 6 chains at be/7 beside streams at be/0: first reads waited$prio ms, $(($(bfq_stat $DEV preempted) - p0)) preemptions"
+
 echo 0 > $IOS/low_latency || fail "cannot write low_latency"
 boosts=$((b1 - b0))
 b0=$(bfq_stat $DEV boosts) p0=$(bfq_stat $DEV preempted)
@@ -140,6 +182,10 @@ if ! awk -v w="$ll_first" 'BEGIN { exit !(w != "none" && w <= 10) }'; then
 	cat /tmp/51-story
 	fail "low_latency=1: the chain's first read waited $ll_first ms"
 fi
+for w in $prio; do
+	awk -v w="$w" 'BEGIN { exit !(w != "none" && w <= 10) }' ||
+		fail "low_latency=1: a be/7 chain's first read waited $w ms beside be/0 streams ($prio)"
+done
 [ "$boosts" -ge 3 ] || fail "low_latency=1: only $boosts boosts"
 [ "$open" = 0 ] || fail "low_latency=1: $open streams still boosted after 3 s"
 [ $((b1n - b0)) = 0 ] && [ $((p1n - p0)) = 0 ] ||
