@@ -8,7 +8,7 @@
  *  - the async table of the device or group holds one on each async queue;
  *  - every request assigned to the queue holds one until it is freed;
  *  - the queue in service holds one, so idling on a queue whose process
- *    has exited stays safe.
+ *    has exited stays safe; so do the challenger and the preemptor.
  * A queue with requests is therefore never freed; a freed queue is taken
  * off the idle tree it may still be on, and lets go of its group.
  */

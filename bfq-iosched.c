@@ -62,10 +62,12 @@
 #define BFQ_LL_MIN_BUDGET	64
 /*
  * Processes new on the device within BFQ_BURST_GAP of each other form a
- * burst; only the first BFQ_BURST_MAX of a burst are boosted.
+ * burst; only the first BFQ_BURST_MAX of a burst are boosted, the others
+ * not until they come back after BFQ_BURST_FORGET without I/O.
  */
 #define BFQ_BURST_GAP		(HZ / 5)
 #define BFQ_BURST_MAX		8
+#define BFQ_BURST_FORGET	(10 * HZ)
 /* Soft real-time: served at most this part of its share. */
 #define BFQ_SOFT_RT_PART	4
 
@@ -582,8 +584,8 @@ static struct request *bfq_in_service_rq(struct bfq_data *bfqd, u64 *now)
 }
 
 /*
- * The next queue to serve, the preemptor first if it is still backlogged
- * (bfq_next_queue), with a reference for the caller; NULL if none.
+ * The next queue to serve, with a reference for the caller; NULL if none.
+ * A preemptor still backlogged goes first (bfq_next_queue).
  */
 static struct bfq_queue *bfq_pick_queue(struct bfq_data *bfqd)
 {
@@ -742,6 +744,10 @@ static void bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	enum bfq_boost kind = BFQ_BOOST_INTERACTIVE;
 
 	bfq_boost_check(bfqd, bfqq);
+	/* back after a long pause: a user's action more than the job's */
+	if (bfqq->in_burst && bfqq->seen && !bfqq->dispatched &&
+	    (u32)jiffies - bfqq->idle_since > BFQ_BURST_FORGET)
+		bfqq->in_burst = false;
 	if (!bfqd->low_latency || !bfqq->sync || bfqq->abandoned ||
 	    bfqq->in_burst || bfqq->entity.new_class == BFQ_CLASS_IDLE ||
 	    bfqq->boost == BFQ_BOOST_INTERACTIVE)
@@ -795,14 +801,14 @@ static void bfq_drop_preemptor(struct bfq_data *bfqd)
  * they are not the ones a user waits for.  The queue preempted keeps its
  * place: it resumes with what it had left of its budget.
  *
- * In another group, the newcomer must be first in B-WF2Q+ order where
- * their paths part (a higher class, or an earlier finish time), or the
- * groups' shares would suffer.  In the same group it goes first anyway,
- * once (bfqd->preemptor): there the order may say no even for a program
- * that just started, as a queue owed service can have its finish time
- * behind V, where a newcomer starts, and the newcomer would wait for the
- * rest of that queue's turn (a CI run of test 51 saw a first read wait
- * 17.6 ms, with no preemption).
+ * The newcomer must come first in B-WF2Q+ order where their paths part
+ * (a higher class, or an earlier finish time), or other groups' shares
+ * would suffer; but a program just started (an interactive boost) in the
+ * group of the queue in service goes first anyway, once
+ * (bfqd->preemptor): a queue owed service can have its finish time
+ * behind V, where every newcomer starts, and the program would wait for
+ * the rest of that queue's turn.  Not a soft real-time queue: it comes
+ * back at every period, and would cut a stream's turns as often.
  */
 static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
@@ -814,11 +820,14 @@ static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if (bfqq->entity.class >= cur->entity.class &&
 	    (!bfqq->entity.boosted || cur->entity.boosted))
 		return false;
-	if (bfqq->entity.parent != cur->entity.parent ||
+	if (bfq_comes_first(&bfqq->entity, &cur->entity, false))
+		return true;
+	if (bfqq->boost != BFQ_BOOST_INTERACTIVE ||
+	    bfqq->entity.parent != cur->entity.parent ||
 	    bfqq->entity.class != cur->entity.class)
-		return bfq_comes_first(&bfqq->entity, &cur->entity, false);
-	bfq_drop_preemptor(bfqd);
+		return false;
 	bfq_get_queue(bfqq);
+	bfq_drop_preemptor(bfqd);
 	bfqd->preemptor = bfqq;
 	return true;
 }

@@ -259,28 +259,42 @@ void bfq_activate(struct bfq_entity *e)
 	}
 }
 
+/* @first's ancestor (or itself) at the level of @sd, or NULL. */
+static struct bfq_entity *entity_at(struct bfq_entity *first,
+				    struct bfq_sched_data *sd)
+{
+	for (; first; first = first->parent)
+		if (first->sd == sd)
+			return first;
+	return NULL;
+}
+
 /*
  * Walk down from the device level, taking the next entity of each level
  * off its tree, to the queue to serve next.  *@grace tells whether a
  * starved class was picked on the way: that queue gets one request only.
- * @first, if not NULL, is a backlogged queue that goes first in its group
- * if the walk comes to that group and finds its class next there: a
- * preemptor (bfq_preempts), served out of order once, with its own stamps,
- * so that what it gets is charged to it as usual.
+ * @first, if not NULL, is a preemptor (bfq_preempts): at each level the
+ * entity on its path is taken instead, if backlogged and of the class
+ * next there.  Its groups are those whose turn the preemption cut, and it
+ * is served out of order once, with its own stamps, so that what it gets
+ * is charged to it as usual.  (A group's budget, from the child it was
+ * to serve, may then not be that of the preemptor: its F is made right
+ * from its service when it is requeued.)
  */
 struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace,
 				  struct bfq_entity *first)
 {
-	struct bfq_entity *e;
+	struct bfq_entity *e, *f;
 
 	*grace = false;
 	for (;;) {
 		e = peek_next(sd, grace);
 		if (!e)
 			return NULL;
-		if (first && first->sd == sd && first->class == e->class &&
-		    first->tree == &entity_st(first)->active)
-			e = first;
+		f = entity_at(first, sd);
+		if (f && f != e && f->class == e->class &&
+		    f->tree == &entity_st(f)->active)
+			e = f;
 		sd->class_since[e->class] = jiffies;
 		tree_remove(e);
 		if (!e->my_sd)

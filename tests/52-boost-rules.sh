@@ -14,7 +14,8 @@
 #     low_latency=0 makes it wait for the streams' turns, >= 4x as long.
 #  b. a burst: 16 processes that start together beside the streams: only
 #     the first 8 get a boost (bfq_stats boosts), and fio saw them all
-#     read.
+#     read.  Then 16 that read twice, 11 s apart: at their second read
+#     more than 8 are boosted (the others are forgiven after 10 s idle).
 #  c. a reader moved to another cgroup gets a new queue there, but it is
 #     not a new process: no new boost.
 #  d. low_latency=0 ends a boost at once, even that of a queue waiting
@@ -109,6 +110,18 @@ burst=$(($(bfq_stat $DEV boosts) - b0))
 readers=$(awk -F';' '$5 == 0 && $6 > 0' /tmp/52-burst.t | wc -l)
 log "b. 16 processes started together: $burst boosts; $readers of them read"
 streams_stop
+# b2. the same, each reading twice 11 s apart: back after 10 s without
+# I/O, the 8 left out of the burst are boosted too
+fio --minimal --terse-version=3 --name=back --filename=/dev/$DEV \
+	--rw=randread --bs=4k --direct=1 --ioengine=psync --numjobs=16 \
+	--offset=2g --size=1g --number_ios=2 --thinktime=11000000 \
+	> /tmp/52-back.t 2>&1 &
+FB=$!
+sleep 5
+b0=$(bfq_stat $DEV boosts)
+wait $FB || fail "b2. fio failed: $(head -c 200 /tmp/52-back.t)"
+back=$(($(bfq_stat $DEV boosts) - b0))
+log "b2. the 16 back after 11 s: $back boosts"
 
 # c. a reader moved to another cgroup
 cg_make $A && cg_make $B || fail "cannot create the cgroups"
@@ -166,6 +179,8 @@ awk -v a="$off" -v b="$ll" 'BEGIN { exit !(a >= 4 * b) }' ||
 [ "$readers" = 16 ] || fail "b. only $readers of 16 processes read"
 [ "$burst" -ge 1 ] && [ "$burst" -le 8 ] ||
 	fail "b. $burst boosts for a burst of 16"
+[ "$back" -gt 8 ] && [ "$back" -le 16 ] ||
+	fail "b2. $back boosts for 16 processes back after 11 s (the 8 of the burst left out were not forgotten)"
 [ "$moved" = 0 ] || fail "c. the moved reader was boosted again ($moved)"
 [ "$boosted" = 1 ] && [ "$ends" = 1 ] ||
 	fail "d. $boosted boosted, $ends end events at low_latency=0"
