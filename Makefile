@@ -2,7 +2,8 @@
 # bfq-iosched: out-of-tree BFQ I/O scheduler for Debian 12's 6.1 kernel.
 # This Makefile wraps kbuild (see ./Kbuild) and the QEMU test harness.
 #
-#   make            build bfq-iosched.ko (W=1 for extra warnings); installs
+#   make            build bfq-iosched.ko and the test disk tests/hddsim/hddsim.ko
+#                   (W=1 for extra warnings); installs
 #                   the build packages first if one is missing (DEPS=0: not)
 #   make install    install the module into /lib/modules/KVER/updates, the
 #                   modprobe.d and udev files, run depmod; never loads it
@@ -53,15 +54,20 @@ deps-build:
 ksrc: deps-build
 	@scripts/ksrc.sh
 
+# The test disk tests/hddsim/hddsim.ko (guest tests only, never installed)
+# is built beside the module when its source is in the tree.
+HDDSIM = $(wildcard $(TOPDIR)/tests/hddsim/Kbuild)
+
 modules: ksrc
 	$(MAKE) -C $(KDIR) M=$(TOPDIR) modules
+	$(if $(HDDSIM),$(MAKE) -C $(KDIR) M=$(TOPDIR)/tests/hddsim modules)
 
 sparse: ksrc
 	$(MAKE) -C $(KDIR) M=$(TOPDIR) C=2 modules
 
 checkpatch: ksrc
 	perl $(BUILD)/ksrc/scripts/checkpatch.pl --no-tree --strict --file \
-		$(notdir $(SRCS))
+		$(notdir $(SRCS)) tests/hddsim/hddsim.c
 
 # Boot the guest with the demo (bfqmode=run); KVM=1 to use /dev/kvm.
 run:
@@ -125,6 +131,7 @@ uninstall:
 
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(TOPDIR) clean; fi
+	$(if $(HDDSIM),if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(TOPDIR)/tests/hddsim clean; fi)
 	rm -rf $(BUILD)/initramfs $(BUILD)/initramfs.cpio.gz $(BUILD)/disk.img \
 		$(BUILD)/tests $(BUILD)/debug-mod $(BUILD)/initramfs-debug \
 		$(BUILD)/initramfs-debug.cpio.gz $(BUILD)/disk-debug.img \

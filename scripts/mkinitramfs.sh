@@ -7,6 +7,8 @@
 #   MODBASE  root its modules are installed under (MODBASE/lib/modules/KVER;
 #            default /); modules built into that kernel are skipped
 #   KO       our module (default ./bfq-iosched.ko)
+#   HDDSIM_KO  the test disk (default tests/hddsim/hddsim.ko; left out,
+#            with a note, if missing or built for another kernel)
 #   OUT      the image (default build/initramfs.cpio.gz; the staging tree
 #            is OUT without .cpio.gz)
 # A kernel without a bfq.ko (IOSCHED_BFQ=n) gets no distro-bfq.ko: then
@@ -20,6 +22,7 @@ R=${OUT%.cpio.gz}
 MODBASE=${MODBASE:-}
 MODDIR=$MODBASE/lib/modules/$KVER
 KO=${KO:-$TOPDIR/bfq-iosched.ko}
+HDDSIM_KO=${HDDSIM_KO:-$TOPDIR/tests/hddsim/hddsim.ko}
 
 die() { echo "mkinitramfs.sh: $*" >&2; exit 1; }
 [ -f "$KO" ] || die "$KO not built (run make)"
@@ -100,8 +103,18 @@ else
 	echo "  INITRAMFS note: $KVER has no bfq.ko; no distro-bfq.ko in the guest"
 fi
 
-# tests, helpers, init
-mkdir -p "$R"/tests && cp -L "$TOPDIR"/tests/* "$R"/tests/
+# the seek-modelled test disk, also outside /lib/modules (tests insmod it)
+if [ -f "$HDDSIM_KO" ] && [ "$(modinfo -F vermagic "$HDDSIM_KO" | cut -d' ' -f1)" = "$KVER" ]; then
+	cp "$HDDSIM_KO" "$R"/lib/bfq/hddsim.ko
+else
+	echo "  INITRAMFS note: no $HDDSIM_KO for $KVER; tests needing hddsim skip"
+fi
+
+# tests (the files only: tests/hddsim/ is the source of hddsim.ko), helpers, init
+mkdir -p "$R"/tests
+for f in "$TOPDIR"/tests/*; do
+	[ -d "$f" ] || cp -L "$f" "$R"/tests/
+done
 mkdir -p "$R"/scripts
 cp "$TOPDIR"/scripts/guest-demo.sh "$TOPDIR"/scripts/guest-bench.sh "$R"/scripts/
 cp "$TOPDIR"/scripts/guest-init.sh "$R"/init

@@ -165,6 +165,20 @@ sdebug_two_parts() {
 }
 sdebug_unload() { ! mod_loaded scsi_debug || rmmod scsi_debug; }
 
+# hddsim_load [PARAM=VALUE...]: (re)load the seek-modelled test disk
+# (tests/hddsim, docs/hddsim.md) and wait for /dev/hddsim0; returns 77 if
+# the guest has no hddsim.ko.  hddsim_unload: rmmod it.  hddsim_stat KEY:
+# a counter of its debugfs stats file (requests, seeks, busy_time_us, ...).
+HDDSIM_KO=/lib/bfq/hddsim.ko
+hddsim_load() {
+	[ -f "$HDDSIM_KO" ] || { echo "hddsim_load: no $HDDSIM_KO"; return 77; }
+	hddsim_unload || return 1
+	insmod "$HDDSIM_KO" "$@" || { echo "hddsim_load: insmod hddsim $* failed"; return 1; }
+	wait_dev hddsim0 5
+}
+hddsim_unload() { ! mod_loaded hddsim || rmmod hddsim; }
+hddsim_stat() { sed -n "s/^$1 //p" /sys/kernel/debug/hddsim/stats; }
+
 # iosched DEV ATTR [VALUE]: read (or write) /sys/block/DEV/queue/iosched/ATTR.
 iosched() {
 	if [ $# -ge 3 ]; then echo "$3" > "/sys/block/$1/queue/iosched/$2"
