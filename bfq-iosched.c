@@ -736,9 +736,10 @@ static unsigned int bfq_soft_rt(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * A sync queue becomes backlogged: boost it if it looks interactive (for
  * as much service as the device gives in BFQ_BOOST_MS) or soft real-time
  * (renewed at each activation while it stays so).  A stream uses its
- * boost up quickly and goes back to its weight.
+ * boost up quickly and goes back to its weight.  Returns true if an
+ * interactive boost starts now (a program starting, bfq_preempts).
  */
-static void bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+static bool bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	unsigned int left, soft_rt = bfq_soft_rt(bfqd, bfqq);
 	enum bfq_boost kind = BFQ_BOOST_INTERACTIVE;
@@ -751,7 +752,7 @@ static void bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if (!bfqd->low_latency || !bfqq->sync || bfqq->abandoned ||
 	    bfqq->in_burst || bfqq->entity.new_class == BFQ_CLASS_IDLE ||
 	    bfqq->boost == BFQ_BOOST_INTERACTIVE)
-		return;
+		return false;
 	if (!bfqq->dispatched && bfq_interactive(bfqd, bfqq)) {
 		left = BFQ_START_MAX_BUDGET;
 		if (bfqd->peak_rate)
@@ -764,7 +765,7 @@ static void bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	} else {
 		if (bfqq->boost != BFQ_BOOST_NONE)
 			bfq_boost_end(bfqq);
-		return;
+		return false;
 	}
 	if (bfqq->boost == BFQ_BOOST_NONE)
 		bfqd->boosts++;
@@ -773,6 +774,7 @@ static void bfq_boost_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	bfqq->boost_left = left;
 	bfqq->entity.boosted = true;
 	trace_bfq_boost(bfqq, false);
+	return kind == BFQ_BOOST_INTERACTIVE;
 }
 
 /* Charge a dispatch to the queue's boost. */
@@ -803,14 +805,17 @@ static void bfq_drop_preemptor(struct bfq_data *bfqd)
  *
  * The newcomer must come first in B-WF2Q+ order where their paths part
  * (a higher class, or an earlier finish time), or other groups' shares
- * would suffer; but a program just started (an interactive boost) in the
- * group of the queue in service goes first anyway, once
- * (bfqd->preemptor): a queue owed service can have its finish time
- * behind V, where every newcomer starts, and the program would wait for
- * the rest of that queue's turn.  Not a soft real-time queue: it comes
- * back at every period, and would cut a stream's turns as often.
+ * would suffer; but a program just started (@started: its interactive
+ * boost starts now) in the group of the queue in service goes first
+ * anyway, once (bfqd->preemptor): a queue owed service can have its
+ * finish time behind V, where every newcomer starts, and the program
+ * would wait for the rest of that queue's turn.  Only then: a boosted
+ * queue comes back at every request for the whole boost, and would cut
+ * the other queues' turns as often (a be/7 reader took almost three
+ * times its share beside a be/0 one that way in test 29).
  */
-static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			 bool started)
 {
 	struct bfq_queue *cur = bfqd->in_service;
 
@@ -822,8 +827,7 @@ static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		return false;
 	if (bfq_comes_first(&bfqq->entity, &cur->entity, false))
 		return true;
-	if (bfqq->boost != BFQ_BOOST_INTERACTIVE ||
-	    bfqq->entity.parent != cur->entity.parent ||
+	if (!started || bfqq->entity.parent != cur->entity.parent ||
 	    bfqq->entity.class != cur->entity.class)
 		return false;
 	bfq_get_queue(bfqq);
@@ -1090,11 +1094,13 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 		bfq_note_seek(bfqq, rq);
 
 	if (!bfqq->entity.active) {
+		bool started;
+
 		bfqq->entity.budget = max(bfqq->next_budget,
 					  blk_rq_sectors(rq));
-		bfq_boost_start(bfqd, bfqq);
+		started = bfq_boost_start(bfqd, bfqq);
 		bfq_activate(&bfqq->entity);
-		if (bfq_preempts(bfqd, bfqq))
+		if (bfq_preempts(bfqd, bfqq, started))
 			bfq_expire(bfqd, BFQ_EXP_PREEMPTED, &now);
 		else
 			bfq_challenge(bfqd, bfqq);
