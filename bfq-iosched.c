@@ -494,11 +494,12 @@ static void bfq_start_waiting(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	WRITE_ONCE(bfqd->waiting, true);
 }
 
-static void bfq_drop_challenger(struct bfq_data *bfqd)
+/* Let go of the queue a challenger or preemptor slot holds, if any. */
+static void bfq_drop(struct bfq_queue **slot)
 {
-	if (bfqd->challenger) {
-		bfq_put_queue(bfqd->challenger);
-		bfqd->challenger = NULL;
+	if (*slot) {
+		bfq_put_queue(*slot);
+		*slot = NULL;
 	}
 }
 
@@ -533,7 +534,7 @@ static bool bfq_challenger_wins(struct bfq_data *bfqd, struct bfq_queue *cur)
 	if (!ch)
 		return false;
 	if (!ch->queued || !ch->entity.active || !bfqd->low_latency) {
-		bfq_drop_challenger(bfqd);
+		bfq_drop(&bfqd->challenger);
 		return false;
 	}
 	return bfq_comes_first(&ch->entity, &cur->entity, true);
@@ -633,7 +634,7 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 *now)
 		return NULL;
 	e = &bfqq->entity;
 	if (bfqq == bfqd->challenger)
-		bfq_drop_challenger(bfqd);
+		bfq_drop(&bfqd->challenger);
 	bfqd->in_service = bfqq;
 	bfqq->turn_start_ns = 0;
 	bfqq->turn_rqs = 0;
@@ -687,8 +688,9 @@ static void bfq_boost_check(struct bfq_data *bfqd, struct bfq_queue *bfqq)
  * probably waits for what it reads (a program starting, a file opened).
  * Not so when many start together (a build, a parallel job): boosting
  * them all would take the device from everyone else, and none of them
- * alone is what a user waits for.  Such a process is never boosted, not
- * even as soft real-time later: with hundreds of threads that each wait
+ * alone is what a user waits for.  Such a process is not boosted, not
+ * even as soft real-time later, until it comes back after a long pause
+ * (bfq_boost_start): with hundreds of threads that each wait
  * their turn, every one of them looks like a player that reads little
  * (it is served little because there are so many), and boosting them
  * all only costs preemptions.
@@ -787,14 +789,6 @@ static void bfq_boost_used(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfq_boost_check(bfqd, bfqq);
 }
 
-static void bfq_drop_preemptor(struct bfq_data *bfqd)
-{
-	if (bfqd->preemptor) {
-		bfq_put_queue(bfqd->preemptor);
-		bfqd->preemptor = NULL;
-	}
-}
-
 /*
  * low_latency: a boosted sync queue just activated takes the device from
  * a queue in service that is not boosted, at once rather than at the end
@@ -831,7 +825,7 @@ static bool bfq_preempts(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	    bfqq->entity.class != cur->entity.class)
 		return false;
 	bfq_get_queue(bfqq);
-	bfq_drop_preemptor(bfqd);
+	bfq_drop(&bfqd->preemptor);
 	bfqd->preemptor = bfqq;
 	return true;
 }
@@ -1468,8 +1462,8 @@ static void bfq_exit_sched(struct elevator_queue *eq)
 	spin_lock_irq(&bfqd->lock);
 	if (bfqd->in_service)
 		bfq_expire(bfqd, BFQ_EXP_NO_MORE, &now);
-	bfq_drop_challenger(bfqd);
-	bfq_drop_preemptor(bfqd);
+	bfq_drop(&bfqd->challenger);
+	bfq_drop(&bfqd->preemptor);
 	bfq_put_async_queues(bfqd->async);
 	list_del(&bfqd->oom_bfqq.all);
 	spin_unlock_irq(&bfqd->lock);

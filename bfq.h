@@ -142,7 +142,7 @@ struct bfq_queue {
 	bool sync;
 	bool abandoned;			/* no process adds to it: never idle */
 	bool seen;			/* its process's I/O came back before */
-	bool in_burst;			/* started in a crowd: never boosted */
+	bool in_burst;			/* started in a crowd: not boosted */
 	u32 idle_since;			/* jiffies: its last request came back */
 
 	struct rb_root sort_list;	/* queued requests by sector */

@@ -64,17 +64,22 @@ events() {
 		echo "$1" > $TRACEFS/events/$_e/enable || return 1
 	done
 }
+# streams [WRAPPER...]: the two sequential streams (64 KiB, QD8) in the
+# first 2 GiB, started under WRAPPER (e.g. ionice), and 3 s for them to
+# settle
+streams() {
+	for _o in 0 1; do
+		"$@" fio --name=s$_o --filename=/dev/$DEV --rw=read --bs=64k \
+			--direct=1 --ioengine=libaio --iodepth=8 --offset=${_o}g \
+			--size=1g --time_based --runtime=60 > /dev/null 2>&1 &
+	done
+	sleep 3
+}
 # loaded: the chain's mean latency beside the two streams; the events of
 # the chain's run are left in /tmp/51.trace
 loaded() {
 	events 1 || { echo "cannot trace"; return 1; }
-	fio --name=s0 --filename=/dev/$DEV --rw=read --bs=64k --direct=1 \
-		--ioengine=libaio --iodepth=8 --offset=0 --size=1g \
-		--time_based --runtime=60 > /dev/null 2>&1 &
-	fio --name=s1 --filename=/dev/$DEV --rw=read --bs=64k --direct=1 \
-		--ioengine=libaio --iodepth=8 --offset=1g --size=1g \
-		--time_based --runtime=60 > /dev/null 2>&1 &
-	sleep 3
+	streams
 	# the streams' queues, still boosted or not, before the chain starts
 	_q=/sys/kernel/debug/block/$DEV/sched/bfq_queues
 	[ ! -f $_q ] || grep -c 'boost=interactive' $_q > /tmp/51-open
@@ -95,13 +100,7 @@ loaded() {
 # its own region; prints each chain's first insert-to-issue wait in ms
 prio_chains() {
 	events 1 || { echo "cannot trace"; return 1; }
-	for _o in 0 1; do
-		ionice -c2 -n0 fio --name=s$_o --filename=/dev/$DEV --rw=read \
-			--bs=64k --direct=1 --ioengine=libaio --iodepth=8 \
-			--offset=${_o}g --size=1g --time_based --runtime=60 \
-			> /dev/null 2>&1 &
-	done
-	sleep 3
+	streams ionice -c2 -n0
 	_w= _n=0
 	while [ $_n -lt "$1" ]; do
 		_n=$((_n + 1))
