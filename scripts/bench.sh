@@ -3,12 +3,12 @@
 # in bfqmode=bench with slab_nomerge, then turn the raw lines of the results
 # channel into bench/results/<stamp>.json, .md and PNG plots, and paste the
 # table into docs/benchmarks.md between the bench markers (scripts/bench-report.py).
-# Env: BENCH_W=1,2,...  workloads (default all eight)
+# Env: BENCH_W=1,2,...  workloads (default all nine)
 #      BENCH_QUICK=1    short runs for smoke tests: results go to
 #                       build/bench-quick/ and docs/benchmarks.md is left alone
 #      BENCH_OUT=dir    where results go (default bench/results)
 #      BENCH_README=0/1 update docs/benchmarks.md (default 1 unless quick)
-#      TIMEOUT          guest timeout in s (default 5400, quick 2400)
+#      TIMEOUT          guest timeout in s (default 7200, quick 2400)
 #      GUEST_LOCK       see scripts/guest.sh (default x: nothing else runs)
 #      RESULTS=file     only run the report on an existing .results file
 #                       (HOST_SECONDS=n: the run's duration for the table)
@@ -17,7 +17,7 @@ TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOPDIR" || exit 2
 B=$TOPDIR/build
 QUICK=${BENCH_QUICK:-0}
-W=${BENCH_W:-1,2,3,4,5,6,7,8}
+W=${BENCH_W:-1,2,3,4,5,6,7,8,9}
 if [ "$QUICK" = 1 ]; then
 	OUT=${BENCH_OUT:-$B/bench-quick}
 	README=${BENCH_README:-0}
@@ -25,7 +25,8 @@ if [ "$QUICK" = 1 ]; then
 else
 	OUT=${BENCH_OUT:-$TOPDIR/bench/results}
 	README=${BENCH_README:-1}
-	TIMEOUT=${TIMEOUT:-5400}
+	# w8 with its profiles takes about 40 min, w9 (the disk) about 20
+	TIMEOUT=${TIMEOUT:-7200}
 fi
 stamp=$(date -u +%Y-%m-%d-%H%M)
 t0=$(date +%s)

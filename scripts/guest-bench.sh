@@ -24,7 +24,7 @@ arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 now() { cut -d' ' -f1 /proc/uptime; }
 
 WLS=$(arg bfqbench | tr ',' ' ')
-[ -n "$WLS" ] || WLS="1 2 3 4 5 6 7 8"
+[ -n "$WLS" ] || WLS="1 2 3 4 5 6 7 8 9"
 QUICK=$(arg bfqquick)
 [ "$QUICK" = 1 ] || QUICK=0
 REPS=3
@@ -40,6 +40,10 @@ if [ "$QUICK" = 1 ]; then
 	MEM_PROCS=16
 	APP_IOS=64 APP_WARM=1 APP_MAX=5	# w7
 	SCALE_WARM=1 SCALE_WIN=1	# w8: one window per case and rep
+	DISK_WARM=1 DISK_WIN=1 DISK_FWIN=1	# w9: windows of one run
+	DLAT_RAMP=1 DLAT_RUN=1		# w9: one fio run per rep
+	DISK_NS="1 4" DISK_BNS=4	# w9: sequential readers, direct / buffered
+	DISK_KNOBS="slice_idle=0"
 else
 	IOPS_RAMP=1 IOPS_RUN=3
 	PROF_SECS=4
@@ -49,6 +53,10 @@ else
 	MEM_PROCS=64
 	APP_IOS=128 APP_WARM=3 APP_MAX=20
 	SCALE_WARM=1 SCALE_WIN=3
+	DISK_WARM=2 DISK_WIN=2 DISK_FWIN=3
+	DLAT_RAMP=2 DLAT_RUN=5
+	DISK_NS="1 2 4 8" DISK_BNS="1 2 4 8"
+	DISK_KNOBS="max_budget=2048 max_budget=65536 timeout_sync=30 timeout_sync=500 slice_idle=0 slice_idle=2 back_seek_max=0"
 fi
 
 NB_FAST='queue_mode=2 irqmode=0 submit_queues=2 hw_queue_depth=64'
@@ -62,7 +70,7 @@ res "M cmdline $(cat /proc/cmdline)"
 res "M quick $QUICK"
 res "M reps $REPS"
 res "M fio $(fio --version)"
-res "M durations iops_ramp=$IOPS_RAMP iops_run=$IOPS_RUN prof=$PROF_SECS fair_warm=$FAIR_WARM fair_win=$FAIR_WIN lat_ramp=$LAT_RAMP lat_run=$LAT_RUN tput_warm=$TPUT_WARM tput_win=$TPUT_WIN mem_procs=$MEM_PROCS app_ios=$APP_IOS app_warm=$APP_WARM app_max=$APP_MAX scale_warm=$SCALE_WARM scale_win=$SCALE_WIN"
+res "M durations iops_ramp=$IOPS_RAMP iops_run=$IOPS_RUN prof=$PROF_SECS fair_warm=$FAIR_WARM fair_win=$FAIR_WIN lat_ramp=$LAT_RAMP lat_run=$LAT_RUN tput_warm=$TPUT_WARM tput_win=$TPUT_WIN mem_procs=$MEM_PROCS app_ios=$APP_IOS app_warm=$APP_WARM app_max=$APP_MAX scale_warm=$SCALE_WARM scale_win=$SCALE_WIN disk_warm=$DISK_WARM disk_win=$DISK_WIN disk_fwin=$DISK_FWIN dlat_ramp=$DLAT_RAMP dlat_run=$DLAT_RUN"
 modprobe kyber-iosched 2>/dev/null || err 0 "kyber-iosched not available"
 
 # use_sched LABEL DEV: make scheduler LABEL (none, mq-deadline, kyber,
@@ -764,8 +772,310 @@ w8() {
 	nullb_unload
 }
 
+# ---------------------------------------------------------------- w9
+# The article's claims on a disk that seeks: hddsim (tests/hddsim,
+# docs/hddsim.md) at its defaults, a 7200 rpm drive that serves one
+# request at a time, 160 MB/s in its outer zone and 80 in its inner one;
+# every scheduler at its defaults, nr_requests 128 ("none" keeps the
+# device's 1).  Sequential readers read 1 MiB O_DIRECT (psync: one
+# request at a time, the device's largest request) or 128 KiB buffered
+# (readahead makes the requests).  Reader i reads its own DISK_REG MiB
+# at i * DISK_REG MiB: the eight regions lie in the outer GiB (zones 0-2,
+# 160 to 149 MB/s in the model), so one reader and eight differ by what
+# the scheduler does, not by the zones they read.  Cases:
+#   dN / bN  N sequential readers, direct / buffered: aggregate MB/s;
+#   zones    two equal-weight readers, one at the start of the disk, one
+#            in its last DISK_REG MiB: bytes each got;
+#   ionice   be/0 and be/7 readers (weights 80:10);
+#   cg       one reader per cgroup, io.bfq.weight 100 and 400;
+#   seeky    readers 0 and 1 of d2, and a 4 KiB O_DIRECT random reader
+#            over the whole disk: what the seeky one takes from the total;
+#   lat      a 4 KiB random reader (one request at a time) beside readers
+#            0 and 1 of d2: its completion latency; ours also with
+#            low_latency 0 (label bfq-iosched-ll0);
+#   KNOB=V   ours with one tunable changed: d4 and zones again.
+# Each rep is one window of one run; every window line is followed by
+# hddsim's own counters over all the windows (how often the head moved).
+HS=hddsim0
+DISK_REG=128
+
+# dsnap ID...: like snap, but an ID "rchar:PID" gives the bytes PID's
+# read calls returned (page cache hits included) instead of read_bytes
+# (bytes it made the block layer read): both over a buffered reader tell
+# whether it read the disk or memory.
+dsnap() {
+	_o=$(now)
+	for _p in "$@"; do
+		_k=read_bytes
+		case $_p in rchar:*) _k=rchar _p=${_p#rchar:} ;; esac
+		_b=$(sed -n "s/^$_k: *//p" "/proc/$_p/io" 2>/dev/null)
+		_o="$_o ${_b:--1}"
+	done
+	echo "$_o"
+}
+
+# hs_now: uptime, then hddsim's requests, seeks and busy time (µs)
+hs_now() { echo "$(now) $(hddsim_stat requests) $(hddsim_stat seeks) $(hddsim_stat busy_time_us)"; }
+
+# dwindows WARM WIN ID...: windows() over dsnap IDs, then one line
+# "HS seconds requests seeks busy_us" of hddsim's counters over the span
+# of all the windows.
+dwindows() {
+	_warm=$1 _win=$2; shift 2
+	# shellcheck disable=SC2046
+	started $(echo "$@" | sed 's/rchar:[0-9]*//g') || { echo DEAD; return; }
+	sleep "$_warm"
+	_h0=$(hs_now)
+	_prev=$(dsnap "$@")
+	_r=1
+	while [ $_r -le $REPS ]; do
+		sleep "$_win"
+		_cur=$(dsnap "$@")
+		echo "$_prev $_cur" | awk '{ n = NF / 2; s = sprintf("%.3f", $(n + 1) - $1)
+			for (i = 2; i <= n; i++) {
+				if ($i < 0 || $(n + i) < 0) { print "DEAD"; exit }
+				s = s " " int(($(n + i) - $i) / 1024) }
+			print s }'
+		_prev=$_cur
+		_r=$((_r + 1))
+	done
+	echo "$_h0 $(hs_now)" | awk '{ printf "HS %.3f %d %d %d\n", $5 - $1, $6 - $2, $7 - $3, $8 - $4 }'
+}
+
+# dres WL CASE LABEL NAME...: dwindows' lines in /tmp/disk.w as S lines:
+# per window dt and one metric per column (NAMEs), then hddsim's
+# counters (rep 1: hs_dt, hs_requests, hs_seeks, hs_busy_us).
+dres() {
+	_wl=$1 _case=$2 _lab=$3; shift 3
+	if grep -q DEAD /tmp/disk.w; then
+		err "$_wl" "$_case $_lab: a reader died or never started: $(cat /tmp/disk*.t | grep -v '^3;' | head -c 200 | tr '\n' ' ')"
+		return 1
+	fi
+	awk -v p="S $_wl $_case $_lab" -v names="$*" 'BEGIN { n = split(names, nm, " ") }
+		$1 == "HS" { printf "%s 1 hs_dt %s\n%s 1 hs_requests %s\n%s 1 hs_seeks %s\n%s 1 hs_busy_us %s\n",
+			p, $2, p, $3, p, $4, p, $5; next }
+		{ w++; printf "%s %d dt %s\n", p, w, $1
+		  for (i = 2; i <= NF && i - 1 <= n; i++) printf "%s %d %s %s\n", p, w, nm[i - 1], $i }' /tmp/disk.w |
+		while read -r l; do res "$l"; done
+	say "$_wl $_case $_lab: s KiB... per window: $(grep -v '^HS' /tmp/disk.w | tr '\n' '|') $(grep '^HS' /tmp/disk.w)"
+}
+
+# disk_seq WL CASE LABEL N d|b: N sequential readers, threads of one fio,
+# reader i on [i, i + 1) * DISK_REG MiB; d: O_DIRECT 1 MiB, b: buffered
+# 128 KiB.  A buffered reader does not loop inside fio's time_based run
+# (its second pass would read the page cache): it runs passes (--loops),
+# and fio drops the device's page cache when it opens the region for each
+# pass (--invalidate, BLKFLSBUF), which also drops the other readers'
+# read-ahead pages not yet read: the rchar column shows what came from
+# memory anyway.
+disk_seq() {
+	rm -f /tmp/disk*.t
+	_rt=$((DISK_WARM + REPS * DISK_WIN + 60))
+	if [ "$5" = d ]; then
+		_k='--direct=1 --bs=1m --time_based'
+	else
+		_k='--direct=0 --bs=128k --loops=1000000 --invalidate=1'
+	fi
+	# shellcheck disable=SC2086
+	fio --minimal --terse-version=3 --thread --filename=/dev/$HS --name=seq \
+		--rw=read --ioengine=psync --numjobs="$4" --size=${DISK_REG}m \
+		--offset=0 --offset_increment=${DISK_REG}m --runtime=$_rt $_k \
+		> /tmp/disk.t 2>&1 &
+	_f=$!
+	if [ "$5" = d ]; then
+		dwindows "$DISK_WARM" "$DISK_WIN" $_f > /tmp/disk.w
+		stop_fio $_f
+		dres "$1" "$2" "$3" kib
+	else
+		dwindows "$DISK_WARM" "$DISK_WIN" $_f rchar:$_f > /tmp/disk.w
+		stop_fio $_f
+		dres "$1" "$2" "$3" kib rchar_kib
+		# the readers' pages out of the way of the next run
+		echo 1 > /proc/sys/vm/drop_caches
+	fi
+}
+
+# disk_zones WL CASE LABEL: two equal-weight sequential readers (O_DIRECT
+# 1 MiB, one fio process each, started together): at the start of the
+# disk (zone 0, rate_outer_mbps in the model) and in its last DISK_REG
+# MiB (zone 15, rate_inner_mbps).  Columns: outer, inner.
+disk_zones() {
+	rm -f /tmp/disk*.t
+	_rt=$((DISK_WARM + REPS * DISK_FWIN + 60))
+	_pids=
+	for _o in 0 $((DISK_MIB - DISK_REG)); do
+		fio --minimal --terse-version=3 --thread --filename=/dev/$HS --name=z$_o \
+			--rw=read --bs=1m --direct=1 --ioengine=psync --offset=${_o}m \
+			--size=${DISK_REG}m --time_based --runtime=$_rt > /tmp/disk$_o.t 2>&1 &
+		_pids="$_pids $!"
+	done
+	# shellcheck disable=SC2086
+	dwindows "$DISK_WARM" "$DISK_FWIN" $_pids > /tmp/disk.w
+	# shellcheck disable=SC2086
+	stop_fio $_pids
+	dres "$1" "$2" "$3" kib1 kib2
+}
+
+# disk_ionice WL CASE LABEL: readers 0 and 1 as threads of one fio at
+# best-effort levels 0 and 7 (fio's prioclass/prio: what ionice sets).
+disk_ionice() {
+	rm -f /tmp/disk*.t
+	_rt=$((DISK_WARM + REPS * DISK_FWIN + 60))
+	fio --minimal --terse-version=3 --thread --filename=/dev/$HS --rw=read \
+		--bs=1m --direct=1 --ioengine=psync --size=${DISK_REG}m \
+		--time_based --runtime=$_rt \
+		--name=p0 --prioclass=2 --prio=0 --offset=0 \
+		--name=p7 --prioclass=2 --prio=7 --offset=${DISK_REG}m > /tmp/disk.t 2>&1 &
+	_f=$!
+	_ios=$(level_tids $_f 0 7) ||
+		{ err "$1" "$2 $3: no reader threads: $(head -c 200 /tmp/disk.t)"; stop_fio $_f; return 1; }
+	# shellcheck disable=SC2086
+	dwindows "$DISK_WARM" "$DISK_FWIN" $_ios > /tmp/disk.w
+	stop_fio $_f
+	dres "$1" "$2" "$3" kib1 kib2
+}
+
+# disk_cg WL CASE LABEL: readers 0 and 1 as fio processes in cgroups
+# bench0 and bench1 with io.bfq.weight 100 and 400 (where the active
+# scheduler has the file: both bfqs).
+disk_cg() {
+	rm -f /tmp/disk*.t
+	_rt=$((DISK_WARM + REPS * DISK_FWIN + 60))
+	_pids='' _i=0
+	for _w in 100 400; do
+		_cg=$CGROOT/bench$_i
+		[ -d "$_cg" ] || mkdir "$_cg"
+		if [ -e "$_cg/io.bfq.weight" ]; then
+			echo "$_w" > "$_cg/io.bfq.weight" || err "$1" "cannot set weight $_w on $_cg"
+		fi
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$_cg" \
+			fio --minimal --terse-version=3 --thread --filename=/dev/$HS --name=cg$_i \
+			--rw=read --bs=1m --direct=1 --ioengine=psync \
+			--offset=$((_i * DISK_REG))m --size=${DISK_REG}m \
+			--time_based --runtime=$_rt > /tmp/disk$_i.t 2>&1 &
+		_pids="$_pids $!"
+		_i=$((_i + 1))
+	done
+	# shellcheck disable=SC2086
+	dwindows "$DISK_WARM" "$DISK_FWIN" $_pids > /tmp/disk.w
+	# shellcheck disable=SC2086
+	stop_fio $_pids
+	dres "$1" "$2" "$3" kib1 kib2
+}
+
+# disk_seeky WL CASE LABEL: the two readers of d2 (one fio) and a 4 KiB
+# O_DIRECT psync random reader over the whole disk (another fio).
+# Columns: the two sequential readers together, the random one.
+disk_seeky() {
+	rm -f /tmp/disk*.t
+	_rt=$((DISK_WARM + REPS * DISK_WIN + 60))
+	fio --minimal --terse-version=3 --thread --filename=/dev/$HS --name=seq \
+		--rw=read --bs=1m --direct=1 --ioengine=psync --numjobs=2 \
+		--size=${DISK_REG}m --offset=0 --offset_increment=${DISK_REG}m \
+		--time_based --runtime=$_rt > /tmp/disk.t 2>&1 &
+	_s=$!
+	fio --minimal --terse-version=3 --thread --filename=/dev/$HS --name=rnd \
+		--rw=randread --bs=4k --direct=1 --ioengine=psync --offset=0 \
+		--size="${DISK_MIB}m" --time_based --runtime=$_rt > /tmp/disk1.t 2>&1 &
+	_r=$!
+	dwindows "$DISK_WARM" "$DISK_WIN" $_s $_r > /tmp/disk.w
+	stop_fio $_s $_r
+	dres "$1" "$2" "$3" seq_kib rnd_kib
+}
+
+# disk_lat WL LABEL: REPS groups one after the other in one fio (as in
+# w3): a 4 KiB O_DIRECT psync random reader over the whole disk beside
+# the two readers of d2; the random reader's completion latency, its
+# reads, the two streams' KiB/s.
+disk_lat() {
+	_jobs='' _r=1
+	while [ $_r -le $REPS ]; do
+		_jobs="$_jobs --name=rnd$_r --rw=randread --bs=4k --offset=0 --size=${DISK_MIB}m --stonewall --new_group"
+		_jobs="$_jobs --name=sq$_r --rw=read --bs=1m --offset=0 --size=${DISK_REG}m"
+		_jobs="$_jobs --name=sq$_r --rw=read --bs=1m --offset=${DISK_REG}m --size=${DISK_REG}m"
+		_r=$((_r + 1))
+	done
+	# shellcheck disable=SC2086
+	fio --minimal --terse-version=3 --percentile_list=50:99:99.9 \
+		--filename=/dev/$HS --direct=1 --ioengine=psync --time_based \
+		--runtime="$DLAT_RUN" --ramp_time="$DLAT_RAMP" $_jobs > /tmp/dlat.t 2>&1
+	awk -F';' '$1 == 3 { j = $3; r = j; sub(/^[a-z]+/, "", r); sub(/[0-9]+$/, "", j) }
+		$1 == 3 && $5 != 0 { print r, "error", $5 }
+		$1 == 3 && j == "rnd" { for (i = 18; i <= 20; i++) { split($i, a, "="); v[i] = a[2] }
+			print r, "p50_us", v[18]; print r, "p99_us", v[19]; print r, "p999_us", v[20]
+			print r, "rnd_ios", int($6 / 4); print r, "max_us", $15 }
+		$1 == 3 && j == "sq" { sq[r] += $7 }
+		END { for (r in sq) print r, "seq_kibs", sq[r] }' /tmp/dlat.t > /tmp/dlat.v
+	if grep -q ' error ' /tmp/dlat.v || ! grep -q ' p99_us [0-9]' /tmp/dlat.v; then
+		err "$1" "lat $2: fio: $(grep -v '^3;' /tmp/dlat.t | head -c 200 | tr '\n' ' ')"
+	fi
+	while read -r r m v; do
+		[ "$m" = error ] || res "S $1 lat $2 $r $m $v"
+	done < /tmp/dlat.v
+	say "w$1 lat $2: $(awk '$2 ~ /p50_us|p99_us|rnd_ios/ { printf "%s ", $0 }' /tmp/dlat.v)"
+}
+
+w9() {
+	hddsim_load || { err 9 "cannot load hddsim (no hddsim.ko in the guest?)"; return 1; }
+	DISK_MIB=$(($(blockdev --getsize64 /dev/$HS) >> 20))
+	_p=/sys/module/hddsim/parameters
+	res "M hddsim $(for k in capacity_mb rpm seek_settle_us seek_full_us rate_outer_mbps rate_inner_mbps depth buffer_kb; do printf '%s=%s ' $k "$(cat $_p/$k)"; done)"
+	for n in $DISK_NS; do
+		res "C 9 d$n readers=$n bs=1m direct=1 engine=psync region_mib=$DISK_REG"
+	done
+	for n in $DISK_BNS; do
+		res "C 9 b$n readers=$n bs=128k direct=0 engine=psync region_mib=$DISK_REG"
+	done
+	res "C 9 zones weights=1,1 offsets_mib=0,$((DISK_MIB - DISK_REG)) model_mbps=$(cat $_p/rate_outer_mbps),$(cat $_p/rate_inner_mbps)"
+	res "C 9 ionice weights=80,10 levels=0,7"
+	res "C 9 cg weights=100,400"
+	res "C 9 seeky seq=2x1m-direct rnd=4k-direct-whole-disk"
+	res "C 9 lat rnd=4k-direct-psync-whole-disk seq=2x1m-direct ramp_s=$DLAT_RAMP run_s=$DLAT_RUN"
+	for s in $SCHEDS; do
+		use_sched "$s" $HS || { err 9 "cannot use $s"; continue; }
+		deep $HS
+		for n in $DISK_NS; do
+			disk_seq 9 "d$n" "$s" "$n" d
+		done
+		for n in $DISK_BNS; do
+			disk_seq 9 "b$n" "$s" "$n" b
+		done
+		disk_zones 9 zones "$s"
+		disk_ionice 9 ionice "$s"
+		disk_cg 9 cg "$s"
+		disk_seeky 9 seeky "$s"
+		disk_lat 9 "$s"
+		if [ "$s" = bfq-iosched ]; then
+			res "M w9_bfq_stats $(tr '\n' ' ' < /sys/kernel/debug/block/$HS/sched/bfq_stats 2>/dev/null)"
+			if iosched $HS low_latency 0; then
+				disk_lat 9 bfq-iosched-ll0
+			else
+				err 9 "cannot set low_latency 0"
+			fi
+		fi
+		say "w9 $s done"
+	done
+	# our knobs, one at a time, each on a fresh instance (sched_away frees
+	# it: the measured peak rate and the budgets start again)
+	if mod_loaded bfq_iosched; then
+		for k in $DISK_KNOBS; do
+			sched_away bfq
+			set_sched $HS bfq || { err 9 "cannot select bfq for $k"; break; }
+			deep $HS
+			iosched $HS "${k%%=*}" "${k#*=}" || { err 9 "cannot set $k"; continue; }
+			disk_seq 9 "d4@$k" bfq-iosched 4 d
+			disk_zones 9 "zones@$k" bfq-iosched
+		done
+	else
+		err 9 "bfq-iosched not loaded: no knob table"
+	fi
+	unload_both
+	for i in 0 1; do rmdir "$CGROOT/bench$i" 2>/dev/null; done
+	hddsim_unload
+}
+
 for w in $WLS; do
-	case $w in 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8) ;; *) err 0 "no workload $w"; continue ;; esac
+	case $w in 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9) ;; *) err 0 "no workload $w"; continue ;; esac
 	say "=== workload $w starts at uptime $(now)"
 	t0=$(now)
 	w$w
