@@ -22,6 +22,8 @@ import tempfile
 SCHEDS = ["none", "mq-deadline", "kyber", "distro-bfq", "bfq-iosched"]
 OURS, DISTRO, DL = "bfq-iosched", "distro-bfq", "mq-deadline"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+LL0 = OURS + "-ll0"     # w9: ours with low_latency 0 (latency case only)
+DISK_FAIR = ("zones", "ionice", "cg")
 
 
 def stats(vals):
@@ -250,11 +252,73 @@ class Report:
         for (case, sched), reps in by_rep(s, "8").items():
             for metric, unit in (("iops", "IOPS"), ("us_per_req", "us"), ("iops_under_perf", "IOPS")):
                 self.add(8, case, sched, metric, [m[metric] for m in reps.values() if metric in m], unit)
+        self.compute_disk(s)
         # w6
         for (case, sched), reps in by_rep(s, "6").items():
             for metric in ("object_size", "slab_size", "objsize", "objects_added"):
                 self.add(6, case, sched, metric, [m.get(metric) for m in reps.values()],
                          "" if metric == "objects_added" else "B")
+
+    def compute_disk(self, s):
+        """Workload 9 (hddsim): MB/s of N sequential readers and the ratio
+        to one reader's, shares of two readers, what a seeky reader costs,
+        latency, and hddsim's own seeks per second and busy share."""
+        for (case, sched), reps in by_rep(s, "9").items():
+            base = case.split("@", 1)[0]
+            ok = [m for m in reps.values() if m.get("dt", 0) > 0]
+            one = reps.get(1, {})
+            if one.get("hs_dt"):
+                self.add(9, case, sched, "seeks_per_s", [one["hs_seeks"] / one["hs_dt"]], "/s")
+                self.add(9, case, sched, "busy_pct", [one["hs_busy_us"] / 1e4 / one["hs_dt"]], "%")
+            if base[:1] in ("d", "b") and base[1:].isdigit():
+                self.add(9, case, sched, "mbs", [m["kib"] / 1024 / m["dt"] for m in ok if "kib" in m], "MB/s")
+                if base[0] == "b":
+                    # what the buffered readers' read calls got from memory, not the disk
+                    self.add(9, case, sched, "cache_pct", [100 * max(0.0, 1 - m["kib"] / m["rchar_kib"])
+                                                           for m in ok if m.get("rchar_kib")], "%")
+            elif base in DISK_FAIR:
+                w = self.d["cases"].get(("9", base), {}).get("weights")
+                if not w:
+                    continue
+                weights = [float(x) for x in w.split(",")]
+                per, whole = fairness(reps, weights)
+                per = {r: v for r, v in per.items() if v}
+                for metric, unit in (("err", "%"), ("jain", ""), ("mbs", "MB/s")):
+                    st = self.add(9, case, sched, metric, [v[metric] for v in per.values()], unit)
+                    if st and whole:
+                        st["whole_span"] = whole[metric]
+                # bytes of the first reader over the second's (outer/inner,
+                # be/0 over be/7, weight 100 over 400)
+                st = self.add(9, case, sched, "ratio", [v["shares"][0] / v["shares"][1] for v in per.values()
+                                                        if v["shares"][1] > 0], "")
+                if st and whole and whole["shares"][1] > 0:
+                    st["whole_span"] = whole["shares"][0] / whole["shares"][1]
+                    st["ideal"] = weights[0] / weights[1]
+            elif base == "seeky":
+                ok = [m for m in ok if "seq_kib" in m and "rnd_kib" in m]
+                self.add(9, case, sched, "seq_mbs", [m["seq_kib"] / 1024 / m["dt"] for m in ok], "MB/s")
+                self.add(9, case, sched, "rnd_iops", [m["rnd_kib"] / 4 / m["dt"] for m in ok], "IOPS")
+                self.add(9, case, sched, "total_mbs", [(m["seq_kib"] + m["rnd_kib"]) / 1024 / m["dt"] for m in ok],
+                         "MB/s")
+            elif base == "lat":
+                for metric, scale, name, unit in (("p50_us", 1e-3, "p50", "ms"), ("p99_us", 1e-3, "p99", "ms"),
+                                                  ("p999_us", 1e-3, "p99.9", "ms"), ("max_us", 1e-3, "max", "ms"),
+                                                  ("rnd_ios", 1, "rnd_ios", ""),
+                                                  ("seq_kibs", 1 / 1024, "seq_mbs", "MB/s")):
+                    self.add(9, case, sched, name, [m[metric] * scale for m in reps.values() if metric in m], unit)
+        # against one reader of the same kind and scheduler (a knob's case
+        # against ours at its defaults), and the total beside the seeky
+        # reader against the same two readers alone (d2)
+        for r in [x for x in self.res if x["workload"] == 9]:
+            base = r["case"].split("@", 1)[0]
+            if r["metric"] == "mbs" and base[:1] in ("d", "b") and base[1:].isdigit():
+                one = (self.get(9, base[0] + "1", r["sched"], "mbs") or {}).get("median")
+                if one:
+                    self.add(9, r["case"], r["sched"], "ratio1", [v / one for v in r["values"]], "x")
+            elif r["metric"] == "total_mbs" and base == "seeky":
+                d2 = (self.get(9, "d2", r["sched"], "mbs") or {}).get("median")
+                if d2:
+                    self.add(9, r["case"], r["sched"], "vs_d2", [v / d2 for v in r["values"]], "x")
 
     # ------------------------------------------------------------ targets
     def judge(self):
@@ -293,6 +357,24 @@ class Report:
             if a and b:
                 self.target(8, "µs/req at %s <= 1/0.9 of %s (flat in N)" % (hi, lo), b <= a / 0.9,
                             "%.1f vs %.1f µs (%.2fx)" % (b, a, b / a))
+        for kind, label in (("d", "direct"), ("b", "buffered")):
+            r = self.get(9, kind + "4", OURS, "ratio1")
+            if r:
+                self.target(9, "4 readers >= 0.85x one reader's MB/s (%s)" % label, r["median"] >= 0.85,
+                            "%.2fx" % r["median"])
+            o, dl = med(9, kind + "4", OURS, "mbs"), med(9, kind + "4", DL, "mbs")
+            if o is not None and dl:
+                self.target(9, "4 readers >= 1.5x mq-deadline's MB/s (%s)" % label, o >= 1.5 * dl,
+                            "%.1f vs %.1f MB/s, %.2fx" % (o, dl, o / dl))
+        for c, what in (("zones", "outer/inner equal-weight readers: equal bytes within 3 %"),
+                        ("ionice", "be/0 vs be/7 shares within 3 %"),
+                        ("cg", "cgroups 100:400 shares within 3 %")):
+            r, q = self.get(9, c, OURS, "err"), self.get(9, c, OURS, "ratio")
+            if r and "whole_span" in r:
+                self.target(9, what, r["whole_span"] <= 3.0,
+                            "%.1f %% over the whole run, %.1f %% median of windows; bytes %.2f:1, ideal %.2f:1"
+                            % (r["whole_span"], r["median"], q["whole_span"] if q and "whole_span" in q else float("nan"),
+                               q["ideal"] if q and "ideal" in q else float("nan")))
         bo, bd = self.mem_bytes(OURS), self.mem_bytes(DISTRO)
         if bo and bd:
             self.target(6, "bytes per process per device <= half the distro's", bo <= bd / 2,
@@ -505,11 +587,95 @@ class Report:
             prof = self.scale_profile_md()
             if prof:
                 L += [""] + prof
+        # w9
+        if any(r["workload"] == 9 for r in self.res):
+            L += [""] + self.disk_md(hdr, sep)
         # targets
         if self.targets:
-            L += ["", "**Targets** (issues 6, 12 and 15):", ""]
+            L += ["", "**Targets** (issues 6, 12, 14 and 15):", ""]
             for t in self.targets:
                 L.append("- w%d %s: **%s** (%s)" % (t["workload"], t["target"], "met" if t["met"] else "missed", t["detail"]))
+        return L
+
+    def disk_md(self, hdr, sep):
+        """Workload 9's tables: the claims on hddsim."""
+        hs = self.d["meta"].get("hddsim", "?")
+        L = ["**9. A disk that seeks** — hddsim at its defaults (`%s`), one request at a time; nr_requests 128 "
+             "(`none` keeps the device's 1), every scheduler at its defaults. Sequential readers: 1 MiB O_DIRECT "
+             "(psync) or 128 KiB buffered reads, reader i on its own 128 MiB at i × 128 MiB (the outer GiB). "
+             "MB/s from the readers' `read_bytes`; seeks/s and busy %% are hddsim's own counters over the "
+             "windows." % hs.strip(), "", hdr, sep]
+        ns = sorted({int(r["case"][1:]) for r in self.res if r["workload"] == 9 and r["case"][:1] in "db"
+                     and r["case"][1:].isdigit()})
+        for kind, label in (("d", "direct"), ("b", "buffered")):
+            cases = [kind + str(n) for n in ns if any(self.get(9, kind + str(n), s, "mbs") for s in SCHEDS)]
+            for c in cases:
+                L.append("| %s, %s reader(s) MB/s | " % (label, c[1:]) + " | ".join(self.cell(9, c, s, "mbs", "%.1f")
+                                                                        for s in SCHEDS) + " |")
+            for c in cases[1:]:
+                L.append("| %s, %s readers / 1 reader | " % (label, c[1:])
+                         + " | ".join(self.cell(9, c, s, "ratio1", "%.2f") for s in SCHEDS) + " |")
+            for c in cases[-1:]:
+                L.append("| %s, %s readers: seeks/s, disk busy %% | " % (label, c[1:]) + " | ".join(
+                    "–" if not self.get(9, c, s, "seeks_per_s") else "%.0f, %.0f" % (
+                        self.get(9, c, s, "seeks_per_s")["median"],
+                        (self.get(9, c, s, "busy_pct") or {"median": float("nan")})["median"]) for s in SCHEDS) + " |")
+            if kind == "b" and cases:
+                L.append("| buffered: read from the page cache %, worst window | " + " | ".join(
+                    "–" if not any(self.get(9, c, s, "cache_pct") for c in cases) else "%.1f" % max(
+                        self.get(9, c, s, "cache_pct")["max"] for c in cases if self.get(9, c, s, "cache_pct"))
+                    for s in SCHEDS) + " |")
+        L += ["", "Two readers at once (O_DIRECT 1 MiB): **worst relative error of a share, whole run** / median of "
+              "the windows, %%; bytes of the first reader over the second's over the whole run (ideal in brackets). "
+              "zones: equal weights, one reader at the start of the disk (outer zone), one in its last 128 MiB "
+              "(inner, %s MB/s in the model); ionice: be/0 and be/7, readers 0 and 1; cg: cgroups with "
+              "io.bfq.weight 100 and 400." % self.d["cases"].get(("9", "zones"), {}).get("model_mbps", "?").replace(",", " vs "),
+              "", hdr, sep]
+        for c in DISK_FAIR:
+            cells, rows = [], []
+            for s in SCHEDS:
+                r, q = self.get(9, c, s, "err"), self.get(9, c, s, "ratio")
+                cells.append("–" if not r else "**%.1f** / %s" % (r["whole_span"], self.cell(9, c, s, "err", "%.1f")))
+                rows.append("–" if not q or "whole_span" not in q else "%.2f" % q["whole_span"])
+            ideal = next(((self.get(9, c, s, "ratio") or {}).get("ideal") for s in SCHEDS
+                          if (self.get(9, c, s, "ratio") or {}).get("ideal")), None)
+            L.append("| %s error %% | " % c + " | ".join(cells) + " |")
+            L.append("| %s bytes 1st:2nd (ideal %s) | " % (c, "?" if ideal is None else "%.2f" % ideal)
+                     + " | ".join(rows) + " |")
+            L.append("| %s total MB/s | " % c + " | ".join(self.cell(9, c, s, "mbs", "%.1f") for s in SCHEDS) + " |")
+        if any(self.get(9, "seeky", s, "total_mbs") for s in SCHEDS):
+            L += ["", "A seeky reader beside two sequential ones: readers 0 and 1 of the 2-reader case and a 4 KiB "
+                  "O_DIRECT psync random reader over the whole disk; total against the same two readers alone.",
+                  "", hdr, sep]
+            for metric, fmt, label in (("seq_mbs", "%.1f", "two sequential MB/s"), ("rnd_iops", "%.1f", "random IOPS"),
+                                       ("total_mbs", "%.1f", "total MB/s"), ("vs_d2", "%.2f", "total / two alone"),
+                                       ("seeks_per_s", "%.0f", "seeks/s")):
+                L.append("| %s | " % label + " | ".join(self.cell(9, "seeky", s, metric, fmt) for s in SCHEDS) + " |")
+        lat = SCHEDS + [LL0]
+        if any(self.get(9, "lat", s, "p99") for s in lat):
+            L += ["", "Latency of a 4 KiB O_DIRECT random reader (one request at a time, over the whole disk) beside "
+                  "the two sequential readers; completion latency, ms; n = random reads done in the run; "
+                  "%s = ours with low_latency 0." % LL0, "",
+                  "| | " + " | ".join(lat) + " |", "|---" * (len(lat) + 1) + "|"]
+            for metric, fmt, label in (("p50", "%.1f", "p50 ms"), ("p99", "%.1f", "p99 ms"), ("max", "%.1f", "max ms"),
+                                       ("rnd_ios", "%.0f", "n"), ("seq_mbs", "%.1f", "two sequential MB/s")):
+                L.append("| %s | " % label + " | ".join(self.cell(9, "lat", s, metric, fmt) for s in lat) + " |")
+        knobs = []
+        for r in self.res:
+            if r["workload"] == 9 and "@" in r["case"] and r["case"].split("@", 1)[1] not in knobs:
+                knobs.append(r["case"].split("@", 1)[1])
+        if knobs:
+            L += ["", "Our knobs on the disk, one at a time (the rest at defaults; the first row is the runs above): "
+                  "4 sequential readers (direct) MB/s and / 1 reader at defaults; the zones case (error %, whole run "
+                  "/ windows; outer:inner bytes).", "",
+                  "| knob | 4 readers MB/s | / 1 reader | zones error % | outer:inner |", "|---|---|---|---|---|"]
+            for k in ["defaults"] + knobs:
+                sfx = "" if k == "defaults" else "@" + k
+                r, q = self.get(9, "zones" + sfx, OURS, "err"), self.get(9, "zones" + sfx, OURS, "ratio")
+                L.append("| %s | %s | %s | %s | %s |" % (
+                    k, self.cell(9, "d4" + sfx, OURS, "mbs", "%.1f"), self.cell(9, "d4" + sfx, OURS, "ratio1", "%.2f"),
+                    "–" if not r else "**%.1f** / %s" % (r["whole_span"], self.cell(9, "zones" + sfx, OURS, "err", "%.1f")),
+                    "–" if not q or "whole_span" not in q else "%.2f" % q["whole_span"]))
         return L
 
     HOOKS = ("bio_merge", "prepare_request", "insert_requests", "dispatch_request", "has_work",
@@ -690,6 +856,27 @@ unset multiplot
                 made.append(png)
             else:
                 print("bench-report: gnuplot failed for knobs: %s" % r.stderr.strip()[:300], file=sys.stderr)
+        if any(r["workload"] == 9 for r in self.res):
+            cases = [c for c in ("d1", "d2", "d4", "d8", "b1", "b2", "b4", "b8")
+                     if any(self.get(9, c, s, "mbs") for s in SCHEDS)]
+            if cases:
+                rows = [[c.replace("d", "direct_").replace("b", "buffered_")]
+                        + sum((trip(self.get(9, c, s, "mbs")) for s in SCHEDS), []) for c in cases]
+                hist(os.path.join(outdir, st + "-disk-throughput.png"), dat("disk-tput.dat", rows),
+                     "9. hddsim: N sequential readers, aggregate " + note, "MB/s")
+            rows = [[c] + sum((trip(self.get(9, c, s, "err")) for s in SCHEDS), []) for c in DISK_FAIR
+                    if any(self.get(9, c, s, "err") for s in SCHEDS)]
+            if rows:
+                hist(os.path.join(outdir, st + "-disk-fairness.png"), dat("disk-fair.dat", rows),
+                     "9. hddsim: two readers, worst share error per window " + note,
+                     "worst relative error of a share (%)",
+                     "set logscale y\nset yrange [0.1:*]\nset arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2 lc rgb 'red'")
+            lat = SCHEDS + [LL0]
+            if any(self.get(9, "lat", s, "p99") for s in lat):
+                rows = [[p] + sum((trip(self.get(9, "lat", s, p)) for s in lat), []) for p in ("p50", "p99")]
+                hist(os.path.join(outdir, st + "-disk-latency.png"), dat("disk-lat.dat", rows),
+                     "9. hddsim: 4 KiB random reader beside two streams " + note, "completion latency (ms)",
+                     "set logscale y\nset yrange [0.1:*]", scheds=lat)
         shutil.rmtree(tmp, ignore_errors=True)
         return made
 
