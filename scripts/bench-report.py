@@ -269,6 +269,7 @@ class Report:
             one = reps.get(1, {})
             if one.get("hs_dt"):
                 self.add(9, case, sched, "seeks_per_s", [one["hs_seeks"] / one["hs_dt"]], "/s")
+                self.add(9, case, sched, "reqs_per_s", [one["hs_requests"] / one["hs_dt"]], "/s")
                 self.add(9, case, sched, "busy_pct", [one["hs_busy_us"] / 1e4 / one["hs_dt"]], "%")
             if base[:1] in ("d", "b") and base[1:].isdigit():
                 self.add(9, case, sched, "mbs", [m["kib"] / 1024 / m["dt"] for m in ok if "kib" in m], "MB/s")
@@ -315,6 +316,11 @@ class Report:
                 one = (self.get(9, base[0] + "1", r["sched"], "mbs") or {}).get("median")
                 if one:
                     self.add(9, r["case"], r["sched"], "ratio1", [v / one for v in r["values"]], "x")
+                # against the disk's own single-stream rate: one reader
+                # under none (a scheduler may slow even one reader down)
+                one = (self.get(9, base[0] + "1", "none", "mbs") or {}).get("median")
+                if one:
+                    self.add(9, r["case"], r["sched"], "ratio_none1", [v / one for v in r["values"]], "x")
             elif r["metric"] == "total_mbs" and base == "seeky":
                 d2 = (self.get(9, "d2", r["sched"], "mbs") or {}).get("median")
                 if d2:
@@ -361,6 +367,10 @@ class Report:
             r = self.get(9, kind + "4", OURS, "ratio1")
             if r:
                 self.target(9, "4 readers >= 0.85x one reader's MB/s (%s)" % label, r["median"] >= 0.85,
+                            "%.2fx" % r["median"])
+            r = self.get(9, kind + "4", OURS, "ratio_none1")
+            if r:
+                self.target(9, "4 readers >= 0.85x one reader's MB/s under none (%s)" % label, r["median"] >= 0.85,
                             "%.2fx" % r["median"])
             o, dl = med(9, kind + "4", OURS, "mbs"), med(9, kind + "4", DL, "mbs")
             if o is not None and dl:
@@ -615,10 +625,14 @@ class Report:
             for c in cases[1:]:
                 L.append("| %s, %s readers / 1 reader | " % (label, c[1:])
                          + " | ".join(self.cell(9, c, s, "ratio1", "%.2f") for s in SCHEDS) + " |")
-            for c in cases[-1:]:
-                L.append("| %s, %s readers: seeks/s, disk busy %% | " % (label, c[1:]) + " | ".join(
-                    "–" if not self.get(9, c, s, "seeks_per_s") else "%.0f, %.0f" % (
+            for c in cases[1:]:
+                L.append("| %s, %s readers / 1 reader under none | " % (label, c[1:])
+                         + " | ".join(self.cell(9, c, s, "ratio_none1", "%.2f") for s in SCHEDS) + " |")
+            for c in cases:
+                L.append("| %s, %s reader(s): seeks/s of requests/s, disk busy %% | " % (label, c[1:]) + " | ".join(
+                    "–" if not self.get(9, c, s, "seeks_per_s") else "%.0f/%.0f, %.0f" % (
                         self.get(9, c, s, "seeks_per_s")["median"],
+                        (self.get(9, c, s, "reqs_per_s") or {"median": float("nan")})["median"],
                         (self.get(9, c, s, "busy_pct") or {"median": float("nan")})["median"]) for s in SCHEDS) + " |")
             if kind == "b" and cases:
                 L.append("| buffered: read from the page cache %, worst window | " + " | ".join(
