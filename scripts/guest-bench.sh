@@ -847,6 +847,13 @@ dwindows() {
 # counters (rep 1: hs_dt, hs_requests, hs_seeks, hs_busy_us).
 dres() {
 	_wl=$1 _case=$2 _lab=$3; shift 3
+	# a reader left running would load the next cases (it happened: a
+	# seeky reader outlived its case and slowed the next scheduler's)
+	if ps | grep -q '[f]io '; then
+		err "$_wl" "$_case $_lab: a fio outlived its case: $(ps | grep '[f]io ' | head -c 200)"
+		killall -9 fio 2>/dev/null
+		sleep 1
+	fi
 	if grep -q DEAD /tmp/disk.w; then
 		err "$_wl" "$_case $_lab: a reader died or never started: $(cat /tmp/disk*.t | grep -v '^3;' | head -c 200 | tr '\n' ' ')"
 		return 1
@@ -973,13 +980,13 @@ disk_seeky() {
 		--rw=read --bs=1m --direct=1 --ioengine=psync --numjobs=2 \
 		--size=${DISK_REG}m --offset=0 --offset_increment=${DISK_REG}m \
 		--time_based --runtime=$_rt > /tmp/disk.t 2>&1 &
-	_s=$!
+	_seq_pid=$!
 	fio --minimal --terse-version=3 --thread --filename=/dev/$HS --name=rnd \
 		--rw=randread --bs=4k --direct=1 --ioengine=psync --offset=0 \
 		--size="${DISK_MIB}m" --time_based --runtime=$_rt > /tmp/disk1.t 2>&1 &
-	_r=$!
-	dwindows "$DISK_WARM" "$DISK_WIN" $_s $_r > /tmp/disk.w
-	stop_fio $_s $_r
+	_rnd_pid=$!
+	dwindows "$DISK_WARM" "$DISK_WIN" $_seq_pid $_rnd_pid > /tmp/disk.w
+	stop_fio $_seq_pid $_rnd_pid
 	dres "$1" "$2" "$3" seq_kib rnd_kib
 }
 
