@@ -53,7 +53,10 @@ else
 	MEM_PROCS=64
 	APP_IOS=128 APP_WARM=3 APP_MAX=20
 	SCALE_WARM=1 SCALE_WIN=3
-	DISK_WARM=2 DISK_WIN=2 DISK_FWIN=3
+	# w9's shares: B-WF2Q+ keeps a queue within about one budget (~100 ms
+	# of the disk) of its share, and be/7 gets a ninth of the turns: a 3 %
+	# bound needs about 30 s of them, so three 10 s windows
+	DISK_WARM=2 DISK_WIN=2 DISK_FWIN=10
 	DLAT_RAMP=2 DLAT_RUN=5
 	DISK_NS="1 2 4 8" DISK_BNS="1 2 4 8"
 	DISK_KNOBS="max_budget=2048 max_budget=65536 timeout_sync=30 timeout_sync=500 slice_idle=0 slice_idle=2 back_seek_max=0"
