@@ -23,7 +23,7 @@
 NOIO=; [ -r /proc/self/io ] || NOIO=1
 DEV=nullb0
 NB='queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 submit_queues=1'
-RUNTIME=16	# seconds each fio runs
+RUNTIME=14	# seconds each fio runs: the window closes at 13 s
 WARM=3		# seconds before the window opens (fio start, budget tuning)
 WIN=10		# seconds of the measurement window
 
