@@ -870,6 +870,15 @@ dres() {
 	say "$_wl $_case $_lab: s KiB... per window: $(grep -v '^HS' /tmp/disk.w | tr '\n' '|') $(grep '^HS' /tmp/disk.w)"
 }
 
+# dpair WL CASE LABEL PID...: a two-reader case's windows (DISK_FWIN),
+# its readers stopped, its S lines (columns kib1 kib2)
+dpair() {
+	_wl=$1 _case=$2 _lab=$3; shift 3
+	dwindows "$DISK_WARM" "$DISK_FWIN" "$@" > /tmp/disk.w
+	stop_fio "$@"
+	dres "$_wl" "$_case" "$_lab" kib1 kib2
+}
+
 # disk_seq WL CASE LABEL N d|b: N sequential readers, threads of one fio,
 # reader i on [i, i + 1) * DISK_REG MiB; d: O_DIRECT 1 MiB, b: buffered
 # 128 KiB.  A buffered reader does not loop inside fio's time_based run
@@ -920,10 +929,7 @@ disk_zones() {
 		_pids="$_pids $!"
 	done
 	# shellcheck disable=SC2086
-	dwindows "$DISK_WARM" "$DISK_FWIN" $_pids > /tmp/disk.w
-	# shellcheck disable=SC2086
-	stop_fio $_pids
-	dres "$1" "$2" "$3" kib1 kib2
+	dpair "$1" "$2" "$3" $_pids
 }
 
 # disk_ionice WL CASE LABEL: readers 0 and 1 as threads of one fio at
@@ -967,10 +973,7 @@ disk_cg() {
 		_i=$((_i + 1))
 	done
 	# shellcheck disable=SC2086
-	dwindows "$DISK_WARM" "$DISK_FWIN" $_pids > /tmp/disk.w
-	# shellcheck disable=SC2086
-	stop_fio $_pids
-	dres "$1" "$2" "$3" kib1 kib2
+	dpair "$1" "$2" "$3" $_pids
 }
 
 # disk_seeky WL CASE LABEL: the two readers of d2 (one fio) and a 4 KiB
