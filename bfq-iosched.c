@@ -392,14 +392,22 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason,
 		      bfq_now(now) - bfqq->turn_start_ns : 0;
 	/* what a preempted queue had left; its budget feedback waits */
 	unsigned int left = 0;
+	/*
+	 * A turn that pays its budget pays at most what the device moves in
+	 * a turn now: the first turns on a device get the start budget
+	 * before its rate is known, and a seeky queue that timed out on it
+	 * would pay for many turns.
+	 */
+	unsigned int charge = min(e->budget, bfq_max_budget(bfqd));
 
 	lockdep_assert_held(&bfqd->lock);
 	if (reason == BFQ_EXP_PREEMPTED && served < e->budget)
 		left = e->budget - served;
-	else if (bfq_pays_budget(bfqd, bfqq, reason) && served < e->budget)
-		bfq_served(e, e->budget - served);
+	else if (bfq_pays_budget(bfqd, bfqq, reason) && served < charge)
+		bfq_served(e, charge - served);
 	if (!left)
 		bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
+	bfqq->idled_out = reason == BFQ_EXP_TOO_IDLE;
 	bfqq->expiries[reason]++;
 	bfqd->total_expiries[reason]++;
 	if (bfqq->bfqg && reason == BFQ_EXP_EXHAUSTED)
@@ -1057,6 +1065,27 @@ static int bfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 	return 0;
 }
 
+/*
+ * low_latency: a queue whose turn the idle timer ended, and whose next
+ * request comes within timeout_sync of its last completion, keeps its
+ * place in B-WF2Q+ (its old F) instead of starting at V.  Waiting
+ * slice_idle is a guess at its think time; when the guess was short (a
+ * stall of the process, a slow guest), the 2008 rule took from it all
+ * that the others got meanwhile, and V may have jumped to a light
+ * queue's start: a be/0 reader beside a be/7 one lost a whole be/7 turn
+ * of its share at each stall.  What it can be owed is bounded by what
+ * the others got in timeout_sync.
+ */
+static bool bfq_resumes(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bool back = bfqq->idled_out && bfqd->low_latency &&
+		    (u32)jiffies - bfqq->idle_since <=
+		    nsecs_to_jiffies(bfqd->timeout_ns[1]);
+
+	bfqq->idled_out = false;
+	return back;
+}
+
 static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 {
 	struct bfq_queue *bfqq = bfq_rq_queue(bfqd, rq);
@@ -1093,7 +1122,7 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct request *rq)
 		bfqq->entity.budget = max(bfqq->next_budget,
 					  blk_rq_sectors(rq));
 		started = bfq_boost_start(bfqd, bfqq);
-		bfq_activate(&bfqq->entity);
+		bfq_activate(&bfqq->entity, bfq_resumes(bfqd, bfqq));
 		if (bfq_preempts(bfqd, bfqq, started))
 			bfq_expire(bfqd, BFQ_EXP_PREEMPTED, &now);
 		else

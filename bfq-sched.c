@@ -232,11 +232,14 @@ static struct bfq_entity *peek_next(struct bfq_sched_data *sd, bool *grace)
 
 /*
  * A non-backlogged entity gets requests: it starts at V, or at its old F if
- * it went idle so recently that it is still on the idle tree.  Its groups
- * become backlogged with it; a group's budget is that of the child it will
- * serve.
+ * it went idle so recently that it is still on the idle tree.  With
+ * @resume (bfq_resumes) it starts at its old F even if V has passed it:
+ * it keeps the place it had, and is owed what the others got meanwhile.
+ * Its groups become backlogged with it, and resume with it: they went
+ * idle when it did, or later.  A group's budget is that of the child it
+ * will serve.
  */
-void bfq_activate(struct bfq_entity *e)
+void bfq_activate(struct bfq_entity *e, bool resume)
 {
 	unsigned int budget = e->budget;
 
@@ -244,11 +247,10 @@ void bfq_activate(struct bfq_entity *e)
 		struct bfq_service_tree *st = entity_st(e);
 		u64 start = st->vtime;
 
-		if (e->tree) {
-			if (vt_after(e->finish, start))
-				start = e->finish;
+		if (resume || (e->tree && vt_after(e->finish, start)))
+			start = e->finish;
+		if (e->tree)
 			tree_remove(e);
-		}
 		if (apply_prio(e))
 			start = entity_st(e)->vtime;
 		e->start = start;

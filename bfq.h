@@ -144,6 +144,7 @@ struct bfq_queue {
 	bool seen;			/* its process's I/O came back before */
 	bool in_burst;			/* started in a crowd: not boosted */
 	u32 idle_since;			/* jiffies: its last request came back */
+	bool idled_out;			/* its last turn ended by the idle timer */
 
 	struct rb_root sort_list;	/* queued requests by sector */
 	struct list_head fifo;		/* queued requests by arrival */
@@ -262,7 +263,7 @@ static inline struct bfq_io_cq *icq_to_bic(struct io_cq *icq)
 
 /* bfq-sched.c: B-WF2Q+ */
 void bfq_sched_init(struct bfq_sched_data *sd);
-void bfq_activate(struct bfq_entity *e);
+void bfq_activate(struct bfq_entity *e, bool resume);
 struct bfq_entity *bfq_next_queue(struct bfq_sched_data *sd, bool *grace,
 				  struct bfq_entity *first);
 void bfq_served(struct bfq_entity *e, unsigned int sectors);
