@@ -392,19 +392,12 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason,
 		      bfq_now(now) - bfqq->turn_start_ns : 0;
 	/* what a preempted queue had left; its budget feedback waits */
 	unsigned int left = 0;
-	/*
-	 * A turn that pays its budget pays at most what the device moves in
-	 * a turn now: the first turns on a device get the start budget
-	 * before its rate is known, and a seeky queue that timed out on it
-	 * would pay for many turns.
-	 */
-	unsigned int charge = min(e->budget, bfq_max_budget(bfqd));
 
 	lockdep_assert_held(&bfqd->lock);
 	if (reason == BFQ_EXP_PREEMPTED && served < e->budget)
 		left = e->budget - served;
-	else if (bfq_pays_budget(bfqd, bfqq, reason) && served < charge)
-		bfq_served(e, charge - served);
+	else if (bfq_pays_budget(bfqd, bfqq, reason) && served < e->budget)
+		bfq_served(e, e->budget - served);
 	if (!left)
 		bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
 	bfqq->idled_out = reason == BFQ_EXP_TOO_IDLE;
