@@ -144,7 +144,6 @@ struct bfq_queue {
 	bool seen;			/* its process's I/O came back before */
 	bool in_burst;			/* started in a crowd: not boosted */
 	u32 idle_since;			/* jiffies: its last request came back */
-	bool idled_out;			/* its last turn ended by the idle timer */
 
 	struct rb_root sort_list;	/* queued requests by sector */
 	struct list_head fifo;		/* queued requests by arrival */
@@ -153,6 +152,7 @@ struct bfq_queue {
 
 	sector_t last_end;		/* end of the last request queued */
 	u16 seeks;			/* 1 bits: far jumps, last 16 requests */
+	bool idled_out;			/* its last turn ended by the idle timer */
 
 	enum bfq_boost boost;
 	u32 boost_since;		/* jiffies: when the boost began */
