@@ -59,15 +59,16 @@ int bfq_current_prio(struct io_context *ioc)
 	return prio;
 }
 
-/* Weight 10 * (8 - level); the idle class is isolated by class alone. */
+/* The idle class is isolated by class alone: its level does not count. */
 static void bfq_set_prio(struct bfq_queue *bfqq, int prio)
 {
 	struct bfq_entity *e = &bfqq->entity;
 	unsigned int level;
 
 	prio_unpack(prio, &e->new_class, &level);
-	e->new_weight = e->new_class == BFQ_CLASS_IDLE ? 10 :
-			10 * (IOPRIO_NR_LEVELS - level);
+	e->new_weight = e->new_class == BFQ_CLASS_IDLE ?
+			BFQ_PRIO_WEIGHT(IOPRIO_NR_LEVELS - 1) :
+			BFQ_PRIO_WEIGHT(level);
 }
 
 void bfq_init_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq,

@@ -59,7 +59,7 @@
 #define BFQ_BOOST_IDLE		(2 * HZ)
 #define BFQ_BOOST_MS		250
 /* The weight that boost is for (be/4, the default); others scale it. */
-#define BFQ_BOOST_WEIGHT	40
+#define BFQ_BOOST_WEIGHT	BFQ_PRIO_WEIGHT(IOPRIO_BE_NORM)
 #define BFQ_BOOST_TIME		(2 * HZ)
 #define BFQ_LL_MIN_BUDGET	64
 /*

@@ -101,6 +101,9 @@ struct bfq_service_tree {
  */
 #define BFQ_CLASS_GRACE		(HZ / 5)
 
+/* A queue's weight at ioprio level @level of its class: 80 down to 10. */
+#define BFQ_PRIO_WEIGHT(level)	(10 * (IOPRIO_NR_LEVELS - (level)))
+
 /* One scheduling level: the device, or a group. */
 struct bfq_sched_data {
 	struct bfq_service_tree st[BFQ_NR_CLASSES];

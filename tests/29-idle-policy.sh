@@ -73,20 +73,19 @@ phase() {
 		print t, nm > "/tmp/29-exp"; print substr(m, 2) > "/tmp/29-mix" }'
 	echo "$_bw $(cat /tmp/29-exp) $(blk_issue_runs $DEV 8388608) $(early_ratio)"
 }
-# early_ratio: from the traced issues, the first reader's sectors over the
-# second's in the first 2 s after both issued (the start-up boosts)
+# early_ratio: from the traced issues (in time order: global clock), the
+# first reader's sectors over the second's in the first 2 s after both
+# issued (the start-up boosts)
 early_ratio() {
 	awk -v devt="$(tr : , < /sys/block/$DEV/dev)" -v at=8388608 '
 		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
 		i > NF || $(i + 1) != devt { next }
 		{ t = $(i - 1); sub(/:$/, "", t); t += 0
 		  for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
-		  r = $j + 0 >= at; n++; ts[n] = t; rr[n] = r; sz[n] = $(j + 2)
-		  if (!(r in first)) first[r] = t }
-		END { a = first[0] > first[1] ? first[0] : first[1]
-		      for (k = 1; k <= n; k++)
-			if (ts[k] >= a && ts[k] <= a + 2) s[rr[k]] += sz[k]
-		      printf "%.2f", s[1] ? s[0] / s[1] : 0 }' $TRACEFS/trace
+		  r = $j + 0 >= at
+		  if (!(r in first)) { first[r] = t; since = t }
+		  if ((1 - r) in first && t <= since + 2) s[r] += $(j + 2) }
+		END { printf "%.2f", s[1] ? s[0] / s[1] : 0 }' $TRACEFS/trace
 }
 
 load_bfq || fail "insmod failed"
