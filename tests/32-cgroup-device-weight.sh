@@ -4,7 +4,8 @@
 # A per-device weight: cgroups a (100) and b (400) read from two slow
 # null_blk devices, both on bfq.  "MAJ:MIN 400" for a on nullb0 only must
 # make nullb0's ratio b/a ~1 (0.9..1.1) while nullb1 keeps ~4 (3.6..4.4).
-# "MAJ:MIN default" drops the override again.  Measured first at the
+# "MAJ:MIN default" drops the override again.  Both devices are read in
+# the same window (two bfq instances side by side).  Measured first at the
 # defaults, where a's share may be off by 10 % plus one max_budget in use
 # over its ideal bytes (lib.sh lag_tol), then low_latency 0, max_budget
 # 1024 (see 30-cgroup-weights) against the ranges above.
@@ -14,21 +15,29 @@ A=t32a B=t32b
 cleanup() { cg_readers_stop; cg_kill_rm $A $B; }
 trap cleanup EXIT
 
-# measure DEV: print the bytes read by A and B from DEV in the window.
+# measure: both devices in one window (each has its own queue and bfq
+# instance); prints the bytes read by A and B from nullb0, then from
+# nullb1, each with that device's max_budget in use.
 measure() {
-	cg_reader $A "$1" 0
-	cg_reader $B "$1" 100g
-	cg_wait_io "$1" rbytes $A $B || return 1
-	sleep 1
-	s1=$(cg_snap "$1" rbytes $A $B)
-	sleep 8
-	s2=$(cg_snap "$1" rbytes $A $B)
-	mb=$(max_budget_used "$1")
-	cg_readers_stop
-	for g in $A $B; do
-		[ "$(fio_err /tmp/$g-$1.t)" = 0 ] || { echo "fio $g: $(tail -n 1 /tmp/$g-$1.t)"; return 1; }
+	for _d in nullb0 nullb1; do
+		cg_reader $A $_d 0
+		cg_reader $B $_d 100g
 	done
-	echo "$s1 $s2" | awk -v mb="$mb" '{ print $3 - $1, $4 - $2, mb }'
+	for _d in nullb0 nullb1; do
+		cg_wait_io $_d rbytes $A $B || return 1
+	done
+	sleep 1
+	s1="$(cg_snap nullb0 rbytes $A $B) $(cg_snap nullb1 rbytes $A $B)"
+	sleep 8
+	s2="$(cg_snap nullb0 rbytes $A $B) $(cg_snap nullb1 rbytes $A $B)"
+	mb="$(max_budget_used nullb0) $(max_budget_used nullb1)"
+	cg_readers_stop
+	for _d in nullb0 nullb1; do
+		for g in $A $B; do
+			[ "$(fio_err /tmp/$g-$_d.t)" = 0 ] || { echo "fio $g: $(tail -n 1 /tmp/$g-$_d.t)"; return 1; }
+		done
+	done
+	echo "$s1 $s2 $mb" | awk '{ print $5 - $1, $6 - $2, $9, $7 - $3, $8 - $4, $10 }'
 }
 # dev_ok A B WA WB MB: a's share of A + B within 10 % + one budget of MB
 # sectors of its ideal, weights WA:WB
@@ -58,12 +67,11 @@ w=$(cat $CGROOT/$A/io.bfq.weight | tr '\n' ';')
 log "io.bfq.weight of a: $w"
 [ "$w" = "default 100;$D0 400;" ] || fail "io.bfq.weight reads '$w', want 'default 100;$D0 400;'"
 
-res=$(measure nullb0) || fail "nullb0 run at the defaults: $res"
+res=$(measure) || fail "run at the defaults: $res"
 set -- $res
 d0=$(dev_ok "$1" "$2" 400 400 "$3"); ok0=$?
 log "defaults: nullb0 (a=400 here): a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2"), $d0"
-res=$(measure nullb1) || fail "nullb1 run at the defaults: $res"
-set -- $res
+shift 3
 d1=$(dev_ok "$1" "$2" 100 400 "$3"); ok1=$?
 log "defaults: nullb1 (a=100):      a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$(ratio "$1" "$2"), $d1"
 for d in nullb0 nullb1; do
@@ -71,12 +79,11 @@ for d in nullb0 nullb1; do
 	iosched $d low_latency 0 || fail "low_latency on $d"
 done
 
-res=$(measure nullb0) || fail "nullb0 run: $res"
+res=$(measure) || fail "tuned run: $res"
 set -- $res
 r0=$(ratio "$1" "$2")
 log "nullb0 (a=400 here): a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r0 (want 0.9..1.1)"
-res=$(measure nullb1) || fail "nullb1 run: $res"
-set -- $res
+shift 3
 r1=$(ratio "$1" "$2")
 log "nullb1 (a=100):      a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r1 (want 3.6..4.4)"
 log "bfq_groups weights of a: nullb0 $(gweight nullb0 $A) nullb1 $(gweight nullb1 $A)"

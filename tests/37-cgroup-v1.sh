@@ -7,10 +7,11 @@
 # read from the slow depth-1 null_blk 1:4, measured with
 # blkio.bfq.io_service_bytes (and checked against each reader's
 # read_bytes in /proc/PID/io): at the defaults a's share within 10 %
-# plus one max_budget in use over its ideal bytes (lib.sh lag_tol), then
-# with low_latency 0, max_budget 1024 within 10 %.  A weight_device
-# override of 100 for nullb0 in the heavier cgroup brings the ratio to 1:1,
-# at the defaults (lag_tol) and tuned (within 10 %); "default" removes it.
+# plus one max_budget in use over its ideal bytes (lib.sh lag_tol).  A
+# weight_device override of 100 for nullb0 in the heavier cgroup brings
+# the ratio to 1:1 (lag_tol); "default" removes it.  The tuned runs with
+# tighter bounds are test 30's and 32's: v1 and v2 files set the same
+# weights.
 . "$(dirname "$0")/lib.sh"
 
 V1=/tmp/blkio
@@ -126,24 +127,6 @@ at_defaults 100:400 5
 override 100
 at_defaults "override $DEVNO 100" 2
 override default
-
-iosched nullb0 max_budget 1024 || fail "cannot set max_budget 1024"
-iosched nullb0 low_latency 0 || fail "cannot set low_latency 0"
-res=$(measure) || fail "run at 100:400: $res"
-set -- $res
-r=$(ratio "$1" "$2")
-log "v1 100:400: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r (want 3.6..4.4)"
-[ "$1" -gt 0 ] && [ "$2" -gt 0 ] || fail "blkio.bfq.io_service_bytes did not count: a=$1 b=$2"
-agree "$1" "$3" && agree "$2" "$4" ||
-	fail "blkio.bfq.io_service_bytes ($1 $2) disagree with the readers' read_bytes ($3 $4)"
-awk -v r="$r" 'BEGIN { exit !(r >= 3.6 && r <= 4.4) }' || share_fail "v1 ratio b/a = $r, want 3.6..4.4"
-
-override 100
-res=$(measure) || fail "run with the override: $res"
-set -- $res
-r=$(ratio "$1" "$2")
-log "v1 override $DEVNO 100: a=$(($1 >> 10)) KiB b=$(($2 >> 10)) KiB ratio b/a=$r (want 0.9..1.1)"
-awk -v r="$r" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }' || share_fail "v1 override ratio b/a = $r, want 0.9..1.1"
 
 trap - EXIT
 cleanup || fail "cleanup failed"
