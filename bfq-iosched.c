@@ -50,6 +50,8 @@
 /* A device that took this many commands at once queues them itself. */
 #define BFQ_QUEUEING_DEPTH	4
 #define BFQ_QUEUEING_SAMPLES	32
+/* requests timed alone in the driver, of each kind, before they count */
+#define BFQ_SOLO_SAMPLES	8
 /*
  * low_latency: a sync queue that was idle this long (or is new) gets a
  * boost worth BFQ_BOOST_MS of the device's peak rate, for at most
@@ -193,16 +195,56 @@ static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq,
 				u64 *now)
 {
 	sector_t pos = blk_rq_pos(rq);
+	bool far = (pos > bfqd->last_pos ? pos - bfqd->last_pos :
+					   bfqd->last_pos - pos) > BFQ_SEEK_SECTORS;
 
+	bfqd->solo = !bfqd->in_driver;
+	bfqd->solo_far = far;
 	if (!bfqd->in_driver) {
 		bfqd->rate_busy_since = bfq_now(now);
 		if (!bfqd->rate_busy_ns && !bfqd->rate_rqs)
 			bfqd->rate_window_jif = jiffies;
 	}
 	bfqd->rate_rqs++;
-	if ((pos > bfqd->last_pos ? pos - bfqd->last_pos :
-				    bfqd->last_pos - pos) > BFQ_SEEK_SECTORS)
+	if (far)
 		bfqd->rate_seeks++;
+}
+
+/*
+ * A request that was alone in the driver from dispatch to completion took
+ * @ns: the device's time for it, with no other command to share it with.
+ * Requests far from the one before and those that follow on are averaged
+ * apart (bfq_seeks_cost), each sample counting 1/BFQ_SOLO_SAMPLES once
+ * there are that many.  The clock was read anyway: the device went idle.
+ */
+static void bfq_solo_sample(struct bfq_data *bfqd, u64 ns)
+{
+	u32 us = min_t(u64, div_u64(ns, NSEC_PER_USEC), USEC_PER_SEC);
+	u32 *avg = bfqd->solo_far ? &bfqd->far_us : &bfqd->near_us;
+	u8 *n = bfqd->solo_far ? &bfqd->far_n : &bfqd->near_n;
+
+	if (*n < BFQ_SOLO_SAMPLES)
+		(*n)++;
+	/* the mean of the first ones (the first alone may be an odd one) */
+	*avg = (*avg * (*n - 1) + us) / *n;
+}
+
+/*
+ * Whether moving to another place of the device costs time: a request
+ * far from the one before takes over twice as long as one that follows on
+ * (on a disk, a seek and part of a turn against a transfer; far requests
+ * are mostly the smaller ones, so size does not make up the difference).
+ * A rotational device is taken for a disk until both kinds were timed:
+ * a virtual disk backed by a file, or an array that stripes, shows that
+ * it is not one.
+ */
+static bool bfq_seeks_cost(struct bfq_data *bfqd)
+{
+	if (blk_queue_nonrot(bfqd->queue))
+		return false;
+	if (bfqd->far_n < BFQ_SOLO_SAMPLES || bfqd->near_n < BFQ_SOLO_SAMPLES)
+		return true;
+	return bfqd->far_us > 2 * bfqd->near_us;
 }
 
 /* After in_driver was decremented; @sectors is 0 for a requeue. */
@@ -221,6 +263,8 @@ static void bfq_rate_completed(struct bfq_data *bfqd, unsigned int sectors)
 	    nsecs_to_jiffies(BFQ_RATE_WINDOW_NS) - 1)
 		return;
 	now = ktime_get_ns();
+	if (!bfqd->in_driver && bfqd->solo && sectors)
+		bfq_solo_sample(bfqd, now - bfqd->rate_busy_since);
 	busy = bfqd->rate_busy_ns + now - bfqd->rate_busy_since;
 	if (busy < BFQ_RATE_WINDOW_NS) {
 		/* an idle gap starts: bank the busy time so far */
@@ -323,31 +367,34 @@ static struct request *bfq_choose_rq(struct bfq_data *bfqd,
  * two requests keeps its share, and a disk's head stays where it reads.
  * The wait protects a share only where shares differ: unequal weights or
  * classes, or groups.  A boost (low_latency) is not such a difference for
- * the other queues.  A boosted queue is waited for itself, but not one
- * that seeks on a device that serves many commands at once: there the
- * wait hands the device to one process at a time, which starved many
- * processes with one request each, and the challenger gives the queue
- * the device back as soon as its next request comes.  Where every
- * backlogged queue has its class and weight, the wait pays only for
- * throughput: not for a queue that mostly seeks (there is no head
- * position to keep), nor on a device without a head that serves many
- * commands at once (it does better with every queue's requests).  A disk
- * keeps its head for a sequential reader even if it queues commands.
+ * the other queues.  Otherwise the wait pays for throughput, or for a
+ * boosted queue.  Not so on a device that serves many commands at once
+ * and where seeks cost nothing (flash, or a virtual disk backed by a
+ * file): the wait would hand it to one process at a time, while it does
+ * better with every queue's requests.  There only a program starting
+ * (an interactive boost) that is the only boosted queue is waited for:
+ * its next read would otherwise find the device full of the streams'.
+ * Boosted queues that started together (up to a burst's BFQ_BURST_MAX)
+ * are not: waiting for each in turn starved many processes with one
+ * request each; nor a soft real-time queue, which reads at its own pace
+ * for as long as it runs.  The challenger gives a boosted queue the
+ * device back as soon as its next request comes.  Elsewhere a boosted
+ * queue is waited for, and a sequential reader: a disk keeps its head
+ * where it reads, even if it queues commands.  A queue that mostly seeks
+ * has no head to keep.
  * Nothing comes to a queue whose process exited or moved away; async
  * queues, and every queue with slice_idle=0, are never waited for.
  */
 static bool bfq_worth_idling(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	bool seeky = hweight16(bfqq->seeks) > 8;
-	bool shared = bfqd->queueing && blk_queue_nonrot(bfqd->queue);
-
 	if (!bfqq->sync || !bfqd->slice_idle_ns || bfqq->abandoned)
 		return false;
 	if (!bfq_symmetric(&bfqq->entity))
 		return true;
-	if (bfqq->entity.boosted && !(seeky && shared))
-		return true;
-	return !seeky && !shared;
+	if (bfqd->queueing && !bfq_seeks_cost(bfqd))
+		return bfqq->boost == BFQ_BOOST_INTERACTIVE &&
+		       bfq_boosted_alone(&bfqq->entity);
+	return bfqq->entity.boosted || hweight16(bfqq->seeks) <= 8;
 }
 
 /*
@@ -1660,6 +1707,8 @@ static int bfq_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "auto_max_budget=%s\n", bfqd->max_budget ? "no" : "yes");
 	seq_printf(m, "queued=%u\nin_driver=%u\nqueueing=%d\n", bfqd->queued,
 		   bfqd->in_driver, bfqd->queueing);
+	seq_printf(m, "seeks_cost=%d\nfar_us=%u\nnear_us=%u\n",
+		   bfq_seeks_cost(bfqd), bfqd->far_us, bfqd->near_us);
 	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\ngrace=%lu\npreempted=%lu\n",
 		   bfqd->total_expiries[BFQ_EXP_EXHAUSTED],
 		   bfqd->total_expiries[BFQ_EXP_TIMEOUT],

@@ -427,6 +427,15 @@ bool bfq_symmetric(struct bfq_entity *e)
 	return st->bsum * st->bsum == st->nr * st->bsq;
 }
 
+/* True if @e, active at the device level, is the only boosted one there. */
+bool bfq_boosted_alone(struct bfq_entity *e)
+{
+	struct bfq_service_tree *st = entity_st(e);
+
+	return e->weight_boosted &&
+	       st->wsum - st->bsum == e->weight - base_weight(e);
+}
+
 static unsigned int entity_depth(struct bfq_entity *e)
 {
 	unsigned int depth = 0;

@@ -231,6 +231,11 @@ struct bfq_data {
 	unsigned int rate_rqs;		/* dispatched */
 	unsigned int rate_seeks;	/* of them, far from the previous */
 	u32 rate_window_jif;		/* jiffies: the window started */
+	/* whether seeks cost: see bfq_seeks_cost() */
+	bool solo;			/* the request in the driver is alone */
+	bool solo_far;			/* and far from the one before it */
+	u8 far_n, near_n;		/* samples taken, up to BFQ_SOLO_SAMPLES */
+	u32 far_us, near_us;		/* average service time of each kind */
 	unsigned int auto_max_budget;
 	unsigned long total_expiries[BFQ_NR_EXPIRY];
 	unsigned long boosts;		/* started, for debugfs */
@@ -275,6 +280,7 @@ void bfq_deactivate(struct bfq_entity *e);
 void bfq_forget(struct bfq_entity *e);
 unsigned int bfq_share_as(struct bfq_entity *e, unsigned int weight);
 bool bfq_symmetric(struct bfq_entity *e);
+bool bfq_boosted_alone(struct bfq_entity *e);
 bool bfq_comes_first(struct bfq_entity *e, struct bfq_entity *cur, bool cut);
 
 /* bfq-ioc.c: per-process queues */

@@ -373,6 +373,17 @@ fio_all_ok() {
 		END { if (!n) { print "no fio result in " FILENAME; bad = 1 } exit bad }' "$1"
 }
 
+# blk_inflight DEV: the most requests the block layer saw in DEV at once,
+# from the block_rq_issue/complete events in the trace buffer
+blk_inflight() {
+	awk -v devt="$(tr : , < /sys/block/$1/dev)" '
+		{ for (i = 2; i <= NF; i++) if ($i ~ /^block_rq_(issue|complete):$/) break }
+		i > NF || $(i + 1) != devt { next }
+		$i == "block_rq_issue:" { if (++n > m) m = n; next }
+		n > 0 { n-- }
+		END { print m + 0 }' $TRACEFS/trace
+}
+
 # verify_runs RUNS PREFIX KIB MAXSECS: check every "k rc secs" line that a
 # stress test's verify loop wrote to RUNS: fio exited 0, PREFIXk.t is clean
 # with at least KIB read by each job (fio_all_ok), and the run took at most
