@@ -198,7 +198,8 @@ static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq,
 	bool far = (pos > bfqd->last_pos ? pos - bfqd->last_pos :
 					   bfqd->last_pos - pos) > BFQ_SEEK_SECTORS;
 
-	bfqd->solo = !bfqd->in_driver;
+	/* a disk's write cache answers writes at once, wherever they go */
+	bfqd->solo = !bfqd->in_driver && req_op(rq) == REQ_OP_READ;
 	bfqd->solo_far = far;
 	if (!bfqd->in_driver) {
 		bfqd->rate_busy_since = bfq_now(now);
@@ -211,11 +212,20 @@ static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq,
 }
 
 /*
- * A request that was alone in the driver from dispatch to completion took
+ * A read that was alone in the driver from dispatch to completion took
  * @ns: the device's time for it, with no other command to share it with.
- * Requests far from the one before and those that follow on are averaged
- * apart (bfq_seeks_cost), each sample counting 1/BFQ_SOLO_SAMPLES once
- * there are that many.  The clock was read anyway: the device went idle.
+ * Reads far from the one before and those that follow on are averaged
+ * apart, each sample counting 1/BFQ_SOLO_SAMPLES once there are that many
+ * (and at most 4x the average plus 1 ms then: a read behind a cache flush
+ * we never saw).  The clock was read anyway: the device went idle.
+ *
+ * Moving to another place of the device costs time if far reads take
+ * over twice as long as near ones (on a disk, a seek and part of a turn
+ * against a transfer; far reads are mostly the smaller ones, so size does
+ * not make up the difference); it is free once they take under 1.5x, so
+ * that averages near the line do not flip the idling at each read.  A
+ * rotational device is taken for a disk until both kinds were timed: a
+ * virtual disk backed by a file, or an array, shows that it is not one.
  */
 static void bfq_solo_sample(struct bfq_data *bfqd, u64 ns)
 {
@@ -225,26 +235,21 @@ static void bfq_solo_sample(struct bfq_data *bfqd, u64 ns)
 
 	if (*n < BFQ_SOLO_SAMPLES)
 		(*n)++;
+	else
+		us = min(us, 4 * *avg + USEC_PER_MSEC);
 	/* the mean of the first ones (the first alone may be an odd one) */
 	*avg = (*avg * (*n - 1) + us) / *n;
+	if (bfqd->far_n < BFQ_SOLO_SAMPLES || bfqd->near_n < BFQ_SOLO_SAMPLES)
+		return;
+	if (bfqd->far_us > 2 * bfqd->near_us)
+		bfqd->seeks_free = false;
+	else if (2 * bfqd->far_us < 3 * bfqd->near_us)
+		bfqd->seeks_free = true;
 }
 
-/*
- * Whether moving to another place of the device costs time: a request
- * far from the one before takes over twice as long as one that follows on
- * (on a disk, a seek and part of a turn against a transfer; far requests
- * are mostly the smaller ones, so size does not make up the difference).
- * A rotational device is taken for a disk until both kinds were timed:
- * a virtual disk backed by a file, or an array that stripes, shows that
- * it is not one.
- */
 static bool bfq_seeks_cost(struct bfq_data *bfqd)
 {
-	if (blk_queue_nonrot(bfqd->queue))
-		return false;
-	if (bfqd->far_n < BFQ_SOLO_SAMPLES || bfqd->near_n < BFQ_SOLO_SAMPLES)
-		return true;
-	return bfqd->far_us > 2 * bfqd->near_us;
+	return !blk_queue_nonrot(bfqd->queue) && !bfqd->seeks_free;
 }
 
 /* After in_driver was decremented; @sectors is 0 for a requeue. */
@@ -1707,8 +1712,9 @@ static int bfq_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "auto_max_budget=%s\n", bfqd->max_budget ? "no" : "yes");
 	seq_printf(m, "queued=%u\nin_driver=%u\nqueueing=%d\n", bfqd->queued,
 		   bfqd->in_driver, bfqd->queueing);
-	seq_printf(m, "seeks_cost=%d\nfar_us=%u\nnear_us=%u\n",
-		   bfq_seeks_cost(bfqd), bfqd->far_us, bfqd->near_us);
+	seq_printf(m, "seeks_cost=%d\nfar_us=%u\nfar_n=%u\nnear_us=%u\nnear_n=%u\n",
+		   bfq_seeks_cost(bfqd), bfqd->far_us, bfqd->far_n,
+		   bfqd->near_us, bfqd->near_n);
 	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\ngrace=%lu\npreempted=%lu\n",
 		   bfqd->total_expiries[BFQ_EXP_EXHAUSTED],
 		   bfqd->total_expiries[BFQ_EXP_TIMEOUT],

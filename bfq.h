@@ -231,8 +231,9 @@ struct bfq_data {
 	unsigned int rate_rqs;		/* dispatched */
 	unsigned int rate_seeks;	/* of them, far from the previous */
 	u32 rate_window_jif;		/* jiffies: the window started */
-	/* whether seeks cost: see bfq_seeks_cost() */
-	bool solo;			/* the request in the driver is alone */
+	/* whether seeks cost: see bfq_solo_sample() */
+	bool seeks_free;		/* measured so on a rotational device */
+	bool solo;			/* the read in the driver is alone */
 	bool solo_far;			/* and far from the one before it */
 	u8 far_n, near_n;		/* samples taken, up to BFQ_SOLO_SAMPLES */
 	u32 far_us, near_us;		/* average service time of each kind */
