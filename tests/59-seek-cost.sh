@@ -53,7 +53,6 @@ trap cleanup EXIT
 mix() {
 	echo > $TRACEFS/trace
 	blk_events 1 || { echo "cannot trace"; return 1; }
-	rm -f /tmp/59.learnt
 	_p=$(($2 / 8))
 	fio --minimal --terse-version=3 --filename=/dev/$1 --direct=1 \
 		--ioengine=psync --time_based --runtime=$RUNTIME --size=${_p}m \
@@ -72,17 +71,6 @@ mix() {
 	awk -F';' -v w="$_win" '$1 == 3 { if ($5 != 0) bad = 1; t += $7; n++ }
 		END { if (bad || n != 8) { print "fio: " n " jobs, errors " bad; exit 1 }
 		      print t, w }' /tmp/59.t
-}
-# seq_runs DEV PART_SECTORS: issues of the sequential readers (the first
-# four parts) per run of one reader's, in the block layer's order
-seq_runs() {
-	awk -v devt="$(tr : , < /sys/block/$1/dev)" -v p="$2" '
-		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
-		i > NF || $(i + 1) != devt { next }
-		{ for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
-		  r = int($j / p); if (r > 3) next
-		  n++; if (n == 1 || r != prev) runs++; prev = r }
-		END { printf "%.1f", runs ? n / runs : 0 }' $TRACEFS/trace
 }
 seekinfo() {
 	echo "seeks_cost=$(bfq_stat $1 seeks_cost) far_us=$(bfq_stat $1 far_us) far_n=$(bfq_stat $1 far_n) near_us=$(bfq_stat $1 near_us) near_n=$(bfq_stat $1 near_n) queueing=$(bfq_stat $1 queueing)"
@@ -103,6 +91,7 @@ dl=$2 dl_all=$1
 set_sched nullb0 bfq || fail "bfq"
 # the first seconds on a fresh bfq: it idles for the sequential readers
 # until it has timed enough requests of each kind (BFQ_SOLO_SAMPLES)
+rm -f /tmp/59.learnt
 learn_start=$(cut -d' ' -f1 /proc/uptime)
 ( while [ "$(bfq_stat nullb0 seeks_cost)" != 0 ]; do sleep 0.1; done
   cut -d' ' -f1 /proc/uptime > /tmp/59.learnt ) &
@@ -115,7 +104,7 @@ learnt=$(awk -v a="$learn_start" '{ printf "%.1f", $1 - a }' /tmp/59.learnt 2> /
 bw=$(mix nullb0 8192) || fail "bfq: $bw"
 set -- $bw
 bw=$2 bw_all=$1
-a_fly=$(blk_inflight nullb0) a_runs=$(seq_runs nullb0 2097152)
+a_fly=$(blk_inflight nullb0) a_runs=$(blk_issue_runs nullb0 2097152 4)
 a_cost=$(bfq_stat nullb0 seeks_cost) a_far=$(bfq_stat nullb0 far_us) a_near=$(bfq_stat nullb0 near_us)
 a_n="$(bfq_stat nullb0 far_n) $(bfq_stat nullb0 near_n)"
 log "a. null_blk marked rotational: seeks measured free after ${learnt:-over 6} s; then from 4 s to 8 s of a 9 s run bfq $bw KiB/s, mq-deadline $dl ($(frac "$bw" "$dl")x; whole runs by fio $bw_all and $dl_all KiB/s), up to $a_fly in flight, $a_runs issues per sequential run; $(seekinfo nullb0)"
@@ -133,7 +122,7 @@ hddsim_load depth=8 || fail "hddsim"
 set_sched hddsim0 bfq || fail "bfq on hddsim0"
 echo 128 > /sys/block/hddsim0/queue/nr_requests || fail "nr_requests"
 hb=$(mix hddsim0 2048) || fail "bfq on hddsim: $hb"
-b_runs=$(seq_runs hddsim0 524288)
+b_runs=$(blk_issue_runs hddsim0 524288 4)
 b_cost=$(bfq_stat hddsim0 seeks_cost) b_far=$(bfq_stat hddsim0 far_us) b_near=$(bfq_stat hddsim0 near_us)
 b_n="$(bfq_stat hddsim0 far_n) $(bfq_stat hddsim0 near_n)"
 log "b. hddsim depth=8: bfq $hb KiB/s (whole run, window), $b_runs issues per sequential run; $(seekinfo hddsim0)"

@@ -504,15 +504,17 @@ blk_wait_traced() {
 	blk_wait_events 0
 	cat $TRACEFS/trace > "$_trace"
 }
-# blk_issue_runs DISK SECTOR: from the traced block_rq_issue events of
-# DISK, the issues per run of one of two readers, one reading below
-# SECTOR and one from it
+# blk_issue_runs DISK SECTORS [READERS]: from the traced block_rq_issue
+# events of DISK, the issues per run of one reader, reader k reading
+# sectors k * SECTORS to (k + 1) * SECTORS; only the first READERS
+# readers count (all if not given)
 blk_issue_runs() {
-	awk -v devt="$(tr : , < /sys/block/$1/dev)" -v at="$2" '
+	awk -v devt="$(tr : , < /sys/block/$1/dev)" -v at="$2" -v nr="${3:-0}" '
 		{ for (i = 2; i <= NF; i++) if ($i == "block_rq_issue:") break }
 		i > NF || $(i + 1) != devt { next }
 		{ for (j = i + 2; j < NF; j++) if ($(j + 1) == "+") break
-		  r = $j + 0 >= at; n++; if (n == 1 || r != prev) runs++; prev = r }
+		  r = int($j / at); if (nr && r >= nr) next
+		  n++; if (n == 1 || r != prev) runs++; prev = r }
 		END { printf "%.1f", runs ? n / runs : 0 }' $TRACEFS/trace
 }
 # bfq_stat DISK KEY: KEY's value in bfq's debugfs bfq_stats of DISK
