@@ -51,7 +51,7 @@ while [ $i -lt $ROUNDS ]; do
 	G=$P/c$i
 	[ $((i % 10)) != 0 ] || log "round $i at $(cut -d' ' -f1 /proc/uptime) s"
 	mkdir $CGROOT/$G || fail "mkdir $G"
-	echo $((i * 9 + 1)) > $CGROOT/$G/io.bfq.weight || fail "weight of $G"
+	echo $((i * 9 + 10)) > $CGROOT/$G/io.bfq.weight || fail "weight of $G"
 	if [ $((i % 10)) = 0 ]; then
 		how="fio libaio iodepth 16, SIGKILL"
 		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CGROOT/$G" \
@@ -78,15 +78,17 @@ while [ $i -lt $ROUNDS ]; do
 		for p in $procs; do echo $p > $CGROOT/$PARK/cgroup.procs; done
 	fi
 	# a killed process leaves only when its requests are served, at its
-	# group's share: round 0's weight 1 against the mover's 100 and the
-	# verifier's 200, with a first budget of ~580 sectors, may wait ~27 s
-	# (the device serves ~6.3k sectors/s; 0.4-4.9 s seen, once over 10)
+	# group's share: a new group waits at most until V passes its F =
+	# S + budget / weight, ~600 sectors x 300 (the weights beside it) /
+	# its weight of the device's ~7k sectors/s: weight 1 (the weights
+	# were i * 9 + 1 until 2026-12-08) waited 2.4-5.4 s in 20 runs, 31 s
+	# once in a full run; 10 waits at most ~3 s
 	n=0
 	while ! rmdir $CGROOT/$G 2>/dev/null; do
 		[ $n -lt 1200 ] || fail "round $i ($how): cannot rmdir $G in 60 s ($(cat $CGROOT/$G/cgroup.procs | tr '\n' ' '))"
 		sleep 0.05; n=$((n + 1))
 	done
-	[ $n -le "$maxn" ] || { maxn=$n maxr="round $i, weight $((i * 9 + 1))"; }
+	[ $n -le "$maxn" ] || { maxn=$n maxr="round $i, weight $((i * 9 + 10))"; }
 	[ $((i % 2)) = 1 ] || wait $! 2>/dev/null
 	# move the verifier now and then, its I/O in flight
 	if [ $((i % 7)) = 3 ]; then
