@@ -212,10 +212,11 @@ static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq,
 }
 
 /*
- * A read that was alone in the driver from dispatch to completion took
- * @ns: the device's time for it, with no other command to share it with.
- * Reads far from the one before and those that follow on are averaged
- * apart, each sample counting 1/BFQ_SOLO_SAMPLES once there are that many
+ * A read of @sectors that was alone in the driver from dispatch to
+ * completion took @ns: the device's time for it, with no other command to
+ * share it with.  Reads far from the one before and those that follow on
+ * are averaged apart (the near ones' size too, for bfq_seek_sectors),
+ * each sample counting 1/BFQ_SOLO_SAMPLES once there are that many
  * (and at most 4x the average plus 1 ms then: a read behind a cache flush
  * we never saw).  The clock was read anyway: the device went idle.
  *
@@ -227,7 +228,8 @@ static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq,
  * rotational device is taken for a disk until both kinds were timed: a
  * virtual disk backed by a file, or an array, shows that it is not one.
  */
-static void bfq_solo_sample(struct bfq_data *bfqd, u64 ns)
+static void bfq_solo_sample(struct bfq_data *bfqd, u64 ns,
+			    unsigned int sectors)
 {
 	u32 us = min_t(u64, div_u64(ns, NSEC_PER_USEC), USEC_PER_SEC);
 	u32 *avg = bfqd->solo_far ? &bfqd->far_us : &bfqd->near_us;
@@ -239,6 +241,9 @@ static void bfq_solo_sample(struct bfq_data *bfqd, u64 ns)
 		us = min(us, 4 * *avg + USEC_PER_MSEC);
 	/* the mean of the first ones (the first alone may be an odd one) */
 	*avg = (*avg * (*n - 1) + us) / *n;
+	if (!bfqd->solo_far)
+		bfqd->near_sectors = (bfqd->near_sectors * (*n - 1) +
+				      min(sectors, BFQ_MAX_BUDGET)) / *n;
 	if (bfqd->far_n < BFQ_SOLO_SAMPLES || bfqd->near_n < BFQ_SOLO_SAMPLES)
 		return;
 	if (bfqd->far_us > 2 * bfqd->near_us)
@@ -250,6 +255,32 @@ static void bfq_solo_sample(struct bfq_data *bfqd, u64 ns)
 static bool bfq_seeks_cost(struct bfq_data *bfqd)
 {
 	return !blk_queue_nonrot(bfqd->queue) && !bfqd->seeks_free;
+}
+
+/*
+ * low_latency: what a far read costs beyond a near one, in the sectors
+ * near reads move in that time (their measured size and time), once
+ * measured on a disk that queues commands; at most max_budget, 0
+ * elsewhere.  B-WF2Q+ counts sectors: without this a reader of small
+ * random blocks, which ends its turns after one request instead of being
+ * waited for, is charged 8 sectors for a read that took the head away for
+ * as long as a stream moves thousands, wins every challenge
+ * (bfq_challenge), and takes most of the disk's time from the streams
+ * beside it.  Not the peak rate: that one is the mix's, and falls with
+ * the seeks it would charge.  A disk that takes one command at a time
+ * has no challenger, and keeps its 2008 turns (not measured with this).
+ */
+static unsigned int bfq_seek_sectors(struct bfq_data *bfqd)
+{
+	u64 s;
+
+	if (!bfqd->low_latency || !bfqd->queueing || !bfq_seeks_cost(bfqd) ||
+	    bfqd->far_n < BFQ_SOLO_SAMPLES || bfqd->near_n < BFQ_SOLO_SAMPLES ||
+	    bfqd->far_us <= bfqd->near_us)
+		return 0;
+	s = div_u64((u64)(bfqd->far_us - bfqd->near_us) * bfqd->near_sectors,
+		    max(bfqd->near_us, 1U));
+	return min_t(u64, s, bfq_max_budget(bfqd));
 }
 
 /* After in_driver was decremented; @sectors is 0 for a requeue. */
@@ -269,7 +300,7 @@ static void bfq_rate_completed(struct bfq_data *bfqd, unsigned int sectors)
 		return;
 	now = ktime_get_ns();
 	if (!bfqd->in_driver && bfqd->solo && sectors)
-		bfq_solo_sample(bfqd, now - bfqd->rate_busy_since);
+		bfq_solo_sample(bfqd, now - bfqd->rate_busy_since, sectors);
 	busy = bfqd->rate_busy_ns + now - bfqd->rate_busy_since;
 	if (busy < BFQ_RATE_WINDOW_NS) {
 		/* an idle gap starts: bank the busy time so far */
@@ -435,6 +466,23 @@ static bool bfq_pays_budget(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	return reason == BFQ_EXP_TIMEOUT || (!bfqq->sync && !bfqd->low_latency);
 }
 
+/*
+ * The far reads of the turn ending (bfq_seek_sectors), the one that took
+ * the head here from the queue before included: each switch is paid by
+ * the queue it goes to.  A turn pays at most what its timeout would have
+ * made it pay (its budget, or max_budget), so that a deep seeky queue
+ * cut after many reads is not charged more than one that ran out its
+ * time.
+ */
+static void bfq_charge_seeks(struct bfq_data *bfqd, struct bfq_entity *e)
+{
+	u64 seeks = (u64)bfqd->turn_far * bfq_seek_sectors(bfqd);
+	unsigned int cap = max(e->budget, bfq_max_budget(bfqd));
+
+	if (seeks && e->service < cap)
+		bfq_served(e, min_t(u64, seeks, cap - e->service));
+}
+
 /* End the turn of the queue in service. */
 static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason,
 		       u64 *now)
@@ -454,6 +502,10 @@ static void bfq_expire(struct bfq_data *bfqd, enum bfq_expiry reason,
 		bfq_served(e, e->budget - served);
 	if (!left)
 		bfqq->next_budget = bfq_next_budget(bfqd, bfqq, reason);
+	/* after the feedback: budgets stay in sectors */
+	if (!bfq_pays_budget(bfqd, bfqq, reason))
+		bfq_charge_seeks(bfqd, e);
+	bfqd->turn_far = 0;
 	bfqq->idled_out = reason == BFQ_EXP_TOO_IDLE;
 	bfqq->expiries[reason]++;
 	bfqd->total_expiries[reason]++;
@@ -691,6 +743,7 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 *now)
 	if (bfqq == bfqd->challenger)
 		bfq_drop(&bfqd->challenger);
 	bfqd->in_service = bfqq;
+	bfqd->turn_far = 0;
 	bfqq->turn_start_ns = 0;
 	bfqq->turn_rqs = 0;
 	/*
@@ -985,6 +1038,9 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 	bfq_remove_rq(bfqd, rq);
 	bfq_to_driver(bfqd, rq, &now);
 	bfqq->turn_rqs++;
+	/* a disk's write cache takes writes at once, wherever they go */
+	if (bfqd->solo_far && req_op(rq) == REQ_OP_READ)
+		bfqd->turn_far++;
 	/* a turn that may outlast this request is timed (bfq_now) */
 	if (!bfqq->turn_start_ns &&
 	    (bfqq->queued || bfqq->turn_rqs > 1 || bfq_worth_idling(bfqd, bfqq)))
@@ -1712,9 +1768,10 @@ static int bfq_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "auto_max_budget=%s\n", bfqd->max_budget ? "no" : "yes");
 	seq_printf(m, "queued=%u\nin_driver=%u\nqueueing=%d\n", bfqd->queued,
 		   bfqd->in_driver, bfqd->queueing);
-	seq_printf(m, "seeks_cost=%d\nfar_us=%u\nfar_n=%u\nnear_us=%u\nnear_n=%u\n",
+	seq_printf(m, "seeks_cost=%d\nfar_us=%u\nfar_n=%u\nnear_us=%u\nnear_n=%u\nnear_sectors=%u\nseek_sectors=%u\n",
 		   bfq_seeks_cost(bfqd), bfqd->far_us, bfqd->far_n,
-		   bfqd->near_us, bfqd->near_n);
+		   bfqd->near_us, bfqd->near_n, bfqd->near_sectors,
+		   bfq_seek_sectors(bfqd));
 	seq_printf(m, "exhausted=%lu\ntimeout=%lu\ntoo_idle=%lu\nno_more=%lu\nasync_rq=%lu\ngrace=%lu\npreempted=%lu\n",
 		   bfqd->total_expiries[BFQ_EXP_EXHAUSTED],
 		   bfqd->total_expiries[BFQ_EXP_TIMEOUT],

@@ -237,6 +237,8 @@ struct bfq_data {
 	bool solo_far;			/* and far from the one before it */
 	u8 far_n, near_n;		/* samples taken, up to BFQ_SOLO_SAMPLES */
 	u32 far_us, near_us;		/* average service time of each kind */
+	u32 near_sectors;		/* average size of the near ones */
+	unsigned int turn_far;		/* far reads of the turn in service */
 	unsigned int auto_max_budget;
 	unsigned long total_expiries[BFQ_NR_EXPIRY];
 	unsigned long boosts;		/* started, for debugfs */
