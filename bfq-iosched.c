@@ -197,10 +197,11 @@ static void bfq_rate_dispatched(struct bfq_data *bfqd, struct request *rq,
 	sector_t pos = blk_rq_pos(rq);
 	bool far = (pos > bfqd->last_pos ? pos - bfqd->last_pos :
 					   bfqd->last_pos - pos) > BFQ_SEEK_SECTORS;
-
 	/* a disk's write cache answers writes at once, wherever they go */
-	bfqd->solo = !bfqd->in_driver && req_op(rq) == REQ_OP_READ;
-	bfqd->solo_far = far;
+	bool read = req_op(rq) == REQ_OP_READ;
+
+	bfqd->solo = !bfqd->in_driver && read;
+	bfqd->solo_far = far && read;
 	if (!bfqd->in_driver) {
 		bfqd->rate_busy_since = bfq_now(now);
 		if (!bfqd->rate_busy_ns && !bfqd->rate_rqs)
@@ -476,10 +477,13 @@ static bool bfq_pays_budget(struct bfq_data *bfqd, struct bfq_queue *bfqq,
  */
 static void bfq_charge_seeks(struct bfq_data *bfqd, struct bfq_entity *e)
 {
-	u64 seeks = (u64)bfqd->turn_far * bfq_seek_sectors(bfqd);
 	unsigned int cap = max(e->budget, bfq_max_budget(bfqd));
+	u64 seeks;
 
-	if (seeks && e->service < cap)
+	if (!bfqd->turn_far || e->service >= cap)
+		return;
+	seeks = (u64)bfqd->turn_far * bfq_seek_sectors(bfqd);
+	if (seeks)
 		bfq_served(e, min_t(u64, seeks, cap - e->service));
 }
 
@@ -743,7 +747,6 @@ static struct request *bfq_select_rq(struct bfq_data *bfqd, u64 *now)
 	if (bfqq == bfqd->challenger)
 		bfq_drop(&bfqd->challenger);
 	bfqd->in_service = bfqq;
-	bfqd->turn_far = 0;
 	bfqq->turn_start_ns = 0;
 	bfqq->turn_rqs = 0;
 	/*
@@ -1038,9 +1041,7 @@ static struct request *bfq_dispatch(struct bfq_data *bfqd)
 	bfq_remove_rq(bfqd, rq);
 	bfq_to_driver(bfqd, rq, &now);
 	bfqq->turn_rqs++;
-	/* a disk's write cache takes writes at once, wherever they go */
-	if (bfqd->solo_far && req_op(rq) == REQ_OP_READ)
-		bfqd->turn_far++;
+	bfqd->turn_far += bfqd->solo_far;
 	/* a turn that may outlast this request is timed (bfq_now) */
 	if (!bfqq->turn_start_ns &&
 	    (bfqq->queued || bfqq->turn_rqs > 1 || bfq_worth_idling(bfqd, bfqq)))

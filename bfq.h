@@ -234,7 +234,7 @@ struct bfq_data {
 	/* whether seeks cost: see bfq_solo_sample() */
 	bool seeks_free;		/* measured so on a rotational device */
 	bool solo;			/* the read in the driver is alone */
-	bool solo_far;			/* and far from the one before it */
+	bool solo_far;			/* the last dispatch is a far read */
 	u8 far_n, near_n;		/* samples taken, up to BFQ_SOLO_SAMPLES */
 	u32 far_us, near_us;		/* average service time of each kind */
 	u32 near_sectors;		/* average size of the near ones */

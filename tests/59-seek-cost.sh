@@ -77,7 +77,7 @@ mix() {
 		      print t, w, r }' /tmp/59.t
 }
 seekinfo() {
-	echo "seeks_cost=$(bfq_stat $1 seeks_cost) far_us=$(bfq_stat $1 far_us) far_n=$(bfq_stat $1 far_n) near_us=$(bfq_stat $1 near_us) near_n=$(bfq_stat $1 near_n) queueing=$(bfq_stat $1 queueing)"
+	echo "seeks_cost=$(bfq_stat $1 seeks_cost) far_us=$(bfq_stat $1 far_us) far_n=$(bfq_stat $1 far_n) near_us=$(bfq_stat $1 near_us) near_n=$(bfq_stat $1 near_n) near_sectors=$(bfq_stat $1 near_sectors) seek_sectors=$(bfq_stat $1 seek_sectors) queueing=$(bfq_stat $1 queueing)"
 }
 
 [ -f "$HDDSIM_KO" ] || skip "no hddsim.ko in the guest"
@@ -136,7 +136,7 @@ set -- $hd
 hd=$2 hd_rnd=$3
 set -- $hb
 hb=$2 hb_rnd=$3
-log "b. hddsim depth=8, from 4 s to 8 s: bfq $hb KiB/s, mq-deadline $hd ($(frac "$hb" "$hd")x); random readers over the whole run (fio) $hb_rnd and $hd_rnd KiB/s, $b_runs issues per sequential run; $(seekinfo hddsim0) near_sectors=$(bfq_stat hddsim0 near_sectors) seek_sectors=$b_seek max_budget=$(bfq_stat hddsim0 max_budget)"
+log "b. hddsim depth=8, from 4 s to 8 s: bfq $hb KiB/s, mq-deadline $hd ($(frac "$hb" "$hd")x); random readers over the whole run (fio) $hb_rnd and $hd_rnd KiB/s, $b_runs issues per sequential run; $(seekinfo hddsim0) max_budget=$(bfq_stat hddsim0 max_budget)"
 
 cleanup
 trap - EXIT
